@@ -1,0 +1,108 @@
+// Package cmd owns askperm's command line: the cobra commands, their flags
+// and environment variables, the wiring of the pipeline, and the exit codes.
+// It turns flags into plain option structs; it decides nothing itself.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (protocol.md section 1).
+const (
+	exitOK       = 0
+	exitDeny     = 1 // --exit-status only
+	exitUsage    = 64
+	exitRequest  = 65
+	exitNoMatch  = 69
+	exitInternal = 70
+	exitTimeout  = 124 // --exit-status only
+	exitCancel   = 130 // --exit-status only
+)
+
+// streams are the process's standard streams. Only the decision writer
+// ever reaches the real stdout.
+type streams struct {
+	in       *os.File
+	decision io.Writer
+	errOut   io.Writer
+	getenv   func(string) string
+}
+
+// exitError carries an exit status out of a cobra command.
+type exitError struct {
+	code int
+	err  error // printed on stderr when not nil
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// Main runs askperm and returns its exit status.
+func Main() int {
+	// Libraries that print to os.Stdout (bubbletea's panic report, huh's
+	// accessible mode) must never reach the decision channel.
+	s := streams{in: os.Stdin, decision: os.Stdout, errOut: os.Stderr, getenv: os.Getenv}
+	os.Stdout = os.Stderr
+	return run(s, os.Args[min(1, len(os.Args)):])
+}
+
+func run(s streams, args []string) int {
+	root := newRoot(s)
+	root.SetArgs(args)
+	root.SetOut(s.errOut)
+	root.SetErr(s.errOut)
+	err := root.Execute()
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			warn(s.errOut, ee.err.Error())
+		}
+		return ee.code
+	default: // cobra's own errors: unknown flags, bad arguments
+		warn(s.errOut, err.Error())
+		return exitUsage
+	}
+}
+
+// warn writes one diagnostic line on stderr.
+func warn(w io.Writer, msg string) {
+	fmt.Fprintf(w, "askperm: %s\n", msg)
+}
+
+func newRoot(s streams) *cobra.Command {
+	o := &askOptions{}
+	root := &cobra.Command{
+		Use:   "askperm",
+		Short: "Ask a human before an AI agent's tool call runs",
+		Long: `askperm reads one JSON permission request on stdin, asks a person (terminal UI,
+line prompt or desktop dialog) or answers from canned answers, and writes one
+JSON decision on stdout. Anything but exit 0 with one valid decision is a deny.`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE:          func(*cobra.Command, []string) error { return runAsk(s, o) },
+	}
+	o.register(root)
+	ask := &cobra.Command{
+		Use:   "ask",
+		Short: "Decide one request (the default command)",
+		Args:  cobra.NoArgs,
+		RunE:  func(*cobra.Command, []string) error { return runAsk(s, o) },
+	}
+	o.register(ask)
+	root.AddCommand(ask, newSchema(s))
+	root.CompletionOptions.DisableDefaultCmd = true
+	return root
+}

@@ -1,0 +1,82 @@
+package decision
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Verdicts, persistence and causes of a decision (protocol.md section 4).
+const (
+	Allow = "allow"
+	Deny  = "deny"
+
+	PersistOnce    = "once"
+	PersistAlways  = "always"
+	PersistSession = "session"
+)
+
+// Cause says why a decision was made.
+type Cause string
+
+// The causes of protocol.md section 4.
+const (
+	CauseUser        Cause = "user"
+	CauseRule        Cause = "rule"
+	CauseSession     Cause = "session"
+	CauseTimeout     Cause = "timeout"
+	CauseCancelled   Cause = "cancelled"
+	CauseUnavailable Cause = "unavailable"
+	CauseRateLimit   Cause = "rate-limit"
+	CauseError       Cause = "error"
+)
+
+// Decision is the one object askperm writes on stdout.
+type Decision struct {
+	Version       int      `json:"version"`
+	ID            *string  `json:"id,omitempty"`
+	Decision      string   `json:"decision"`
+	Persist       string   `json:"persist"`
+	Message       string   `json:"message,omitempty"`
+	Grants        []string `json:"grants,omitempty"`
+	Rule          *Rule    `json:"rule,omitempty"`
+	Cause         Cause    `json:"cause"`
+	Frontend      string   `json:"frontend"`
+	Stop          bool     `json:"stop,omitempty"`
+	RequestSHA256 string   `json:"request_sha256"`
+}
+
+// Rule is the persistent rule of an always-decision.
+type Rule struct {
+	Scopes       map[string]string `json:"scopes"`
+	WorkdirScope string            `json:"workdir_scope,omitempty"`
+	Lifetime     string            `json:"lifetime"`
+	Expires      int64             `json:"expires,omitempty"`
+}
+
+// Denied is the deny-once decision for req with the given cause, answered by
+// frontend (e.g. "none" for a timeout before any frontend started).
+func Denied(req *Request, cause Cause, frontend string) Decision {
+	return Decision{
+		Version:       Version,
+		ID:            req.ID,
+		Decision:      Deny,
+		Persist:       PersistOnce,
+		Cause:         cause,
+		Frontend:      frontend,
+		RequestSHA256: req.SHA256,
+	}
+}
+
+// Encode returns d as one line of JSON ending in a newline, ready for a
+// single write.
+func Encode(d Decision) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		// Decision holds only strings, ints, bools, slices and maps of
+		// strings: marshalling cannot fail.
+		panic("decision: encode: " + err.Error())
+	}
+	return buf.Bytes()
+}

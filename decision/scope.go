@@ -1,0 +1,124 @@
+package decision
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Covers reports whether the scope covers value (protocol.md section 2).
+// An unknown kind covers nothing: a rule askperm does not understand must
+// never allow more than the person chose.
+func (s Scope) Covers(value string) bool {
+	switch s.Kind {
+	case KindExact, "": // exact is the protocol's default kind
+		return value == s.Match
+	case KindPrefix:
+		return prefixCovers(s.Match, value)
+	case KindGlob:
+		return Glob(s.Match, value)
+	case KindWords:
+		return wordsCover(s.Match, value)
+	case KindAny:
+		return true
+	}
+	return false
+}
+
+// prefixCovers: when both are absolute paths, the cleaned value must be the
+// cleaned match or lie below it, so neither ".." nor a longer name
+// ("/home/a/pq" for "/home/a/p") gets out. Otherwise a plain string prefix,
+// which cannot be cleaned (a relative path, a URL), so a value with more ".."
+// segments than the match is refused instead. An empty match would cover
+// every value, which only kind any may do.
+func prefixCovers(match, value string) bool {
+	if match == "" {
+		return false
+	}
+	if path.IsAbs(match) && path.IsAbs(value) {
+		m, v := path.Clean(match), path.Clean(value)
+		return m == "/" || v == m || strings.HasPrefix(v, m+"/")
+	}
+	return strings.HasPrefix(value, match) && !climbsOut(match, value)
+}
+
+// Glob reports whether value matches pattern: `*` within a path segment,
+// `**` (as a whole segment) across segments, `?` one character (not '/'),
+// plus doublestar's `[class]`, `{alt,...}` and `\` escapes. When both are
+// absolute paths they are cleaned lexically (path.Clean) first; otherwise a
+// value with more ".." segments than the pattern is refused, as for prefix.
+// A malformed pattern matches nothing.
+func Glob(pattern, value string) bool {
+	if path.IsAbs(pattern) && path.IsAbs(value) {
+		pattern, value = path.Clean(pattern), path.Clean(value)
+	} else if climbsOut(pattern, value) {
+		return false
+	}
+	// Validate the whole pattern first: Match may stop before it reaches a
+	// malformed part.
+	return doublestar.ValidatePattern(pattern) && doublestar.MatchUnvalidated(pattern, value)
+}
+
+// climbsOut reports whether value has more ".." segments than match: a value
+// that cannot be cleaned may then resolve outside what the match names
+// ("src/../../etc" for "src/").
+func climbsOut(match, value string) bool {
+	return dotDots(value) > dotDots(match)
+}
+
+func dotDots(s string) int {
+	n := 0
+	for seg := range strings.SplitSeq(s, "/") {
+		if seg == ".." {
+			n++
+		}
+	}
+	return n
+}
+
+// shellSyntax is what a value of kind words may not contain: the protocol's
+// list (; & | $ ` ( ) < >, quotes, backslash, newline), and also glob and
+// expansion characters (* ? [ ] { } ~), comments (#), history expansion (!)
+// and ^ (a pipe in the Bourne shell, a glob operator in zsh): each can make
+// the words a shell runs differ from the words shown and matched.
+const shellSyntax = ";&|$`()<>'\"\\\n*?[]{}~#!^"
+
+// wordsCover: the value's words start with all of the match's words, and the
+// value is plain words only; an empty match covers nothing.
+func wordsCover(match, value string) bool {
+	want := words(match)
+	if len(want) == 0 || !plainWords(value) {
+		return false
+	}
+	got := words(value)
+	return len(got) >= len(want) && slices.Equal(got[:len(want)], want)
+}
+
+// words splits s on spaces and tabs, the blanks a shell splits words on
+// (newlines are shell syntax, refused before).
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' })
+}
+
+// plainWords reports whether s holds only visible characters other than
+// shellSyntax, separated by spaces and tabs. Controls, invisible characters
+// and other blanks (no-break space, ...) are refused: a shell does not split
+// on them, so the words seen here would not be the words it runs.
+func plainWords(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == ' ' || r == '\t' {
+			continue
+		}
+		if strings.ContainsRune(shellSyntax, r) || !unicode.IsGraphic(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,264 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// privateCopy copies a testdata file into a private temporary file: user
+// files are refused when others can write them, and a checkout's modes
+// depend on its umask.
+func privateCopy(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), filepath.Base(name))
+	if err := os.WriteFile(p, readFile(t, name), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// goldenCases are the requests of testdata/requests answered without a
+// human; each must produce exactly testdata/decisions/NAME.json.
+var goldenCases = []struct {
+	name, request string
+	args          []string
+}{
+	{"write-file--allow-once", "write-file.json", []string{"--answer", "allow-once"}},
+	{"write-file--deny-once", "write-file.json", []string{"--answer", "deny-once", "--message", "not now"}},
+	{"write-file--deny-always", "write-file.json", []string{"--answer", "deny-always", "--message", "never"}},
+	{"write-file--allow-always-defaults", "write-file.json", []string{"--answer", "allow-always"}},
+	{"write-file--ci-answers", "write-file.json", []string{"--answers", "answers/ci.toml"}},
+	{"run-command--ci-answers", "run-command.json", []string{"--answers", "answers/ci.toml"}},
+	{"run-command--allow-always-defaults", "run-command.json", []string{"--answer", "allow-always"}},
+	{"minimal--ci-answers", "minimal.json", []string{"--answers", "answers/ci.toml"}},
+	{"read-only--allow-once", "read-only.json", []string{"--answer", "allow-once"}},
+	{"hostile--deny-once", "hostile.json", []string{"--answer", "deny-once"}},
+	{"minimal--unavailable", "minimal.json", nil},
+}
+
+func TestGoldenDecisions(t *testing.T) {
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string(nil), tc.args...)
+			for i, a := range args {
+				if strings.HasPrefix(a, "answers/") {
+					args[i] = privateCopy(t, a)
+				}
+			}
+			before := time.Now().Unix()
+			r := runPipe(t, readFile(t, "requests/"+tc.request), baseEnv(), args...)
+			after := time.Now().Unix()
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+			}
+			got := checkDecision(t, r.stdout)
+			golden := filepath.Join("..", "testdata", "decisions", tc.name+".json")
+			if os.Getenv("ASKPERM_UPDATE_GOLDEN") != "" {
+				if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var want map[string]any
+			if err := json.Unmarshal(readFile(t, "decisions/"+tc.name+".json"), &want); err != nil {
+				t.Fatal(err)
+			}
+			// expires is absolute: check it by range, the rest exactly.
+			if rule, ok := got["rule"].(map[string]any); ok {
+				if exp, ok := rule["expires"].(float64); ok {
+					life, _ := time.ParseDuration(rule["lifetime"].(string) + "s")
+					lo, hi := before+int64(life.Seconds()), after+int64(life.Seconds())
+					if int64(exp) < lo || int64(exp) > hi {
+						t.Errorf("expires %v outside [%d, %d]", exp, lo, hi)
+					}
+					delete(rule, "expires")
+					delete(want["rule"].(map[string]any), "expires")
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("decision differs from %s:\n got %s\nwant %s", golden, r.stdout, readFile(t, "decisions/"+tc.name+".json"))
+			}
+		})
+	}
+}
+
+// TestUsageAndRequestErrorsWriteNothing covers the failures that come
+// before a valid request exists, and the mistakes of a script driving
+// askperm: a non-zero exit with stdout empty.
+func TestUsageAndRequestErrorsWriteNothing(t *testing.T) {
+	write := readFile(t, "requests/write-file.json")
+	unsafe := privateCopy(t, "answers/ci.toml")
+	if err := os.Chmod(unsafe, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	badGrant := filepath.Join(t.TempDir(), "bad.toml")
+	if err := os.WriteFile(badGrant, []byte("[[answer]]\nchoice = \"allow-always\"\ngrants = [\"net.connect\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	onlyShell := filepath.Join(t.TempDir(), "shell.toml")
+	if err := os.WriteFile(onlyShell, []byte("[[answer]]\nserver = \"shell\"\nchoice = \"allow-once\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		req    []byte
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"unknown flag", write, []string{"--bogus"}, 64, "unknown flag"},
+		{"bad timeout", write, []string{"--timeout", "soon"}, 64, "timeout"},
+		{"negative timeout", write, []string{"--timeout", "-5s"}, 64, "negative"},
+		{"bad max-request", write, []string{"--max-request", "1GB"}, 64, "max-request"},
+		{"unknown frontend", write, []string{"--frontend", "tui,kdialog"}, 64, `unknown frontend "kdialog"`},
+		{"unknown answer", write, []string{"--answer", "allow"}, 64, `unknown "allow"`},
+		{"message without answer", write, []string{"--message", "x"}, 64, "--message needs --answer"},
+		{"choice not offered", write, []string{"--answer", "allow-session"}, 64, `"allow-session" is not offered`},
+		{"always on a once-only request", readFile(t, "requests/read-only.json"), []string{"--answer", "allow-always"}, 64, "not offered"},
+		{"canned grant not requested", write, []string{"--answers", badGrant}, 64, `"net.connect" was not requested`},
+		{"unsafe answers file", write, []string{"--answers", unsafe}, 64, "group- or world-writable"},
+		{"missing answers file", write, []string{"--answers", "/nonexistent/a.toml"}, 64, "no such file"},
+		{"strict without a match", write, []string{"--answers", onlyShell, "--strict"}, 69, "no canned answer matches"},
+		{"invalid request", []byte(`{"action":"write","Tool":"x"}`), []string{"--answer", "allow-once"}, 65, `field "Tool"`},
+		{"empty request", nil, []string{"--answer", "allow-once"}, 65, "request"},
+		{"request too large", write, []string{"--answer", "allow-once", "--max-request", "100"}, 65, "larger than 100 bytes"},
+		{"trailing data", []byte(`{"action":"x"} {"action":"y"}`), []string{"--answer", "allow-once"}, 65, "trailing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runPipe(t, tc.req, baseEnv(), tc.args...)
+			if r.code != tc.code || r.stdout != "" || !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("got exit %d, stdout %q, stderr %q; want exit %d, empty stdout, stderr containing %q",
+					r.code, r.stdout, r.stderr, tc.code, tc.stderr)
+			}
+			if !strings.HasPrefix(r.stderr, "askperm: ") || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("stderr is not one askperm: line: %q", r.stderr)
+			}
+		})
+	}
+}
+
+func TestStdinTerminalIsAUsageError(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip("no pty:", err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	cmd := exec.Command(bin, "--answer", "allow-once")
+	cmd.Stdin = pts
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = baseEnv()
+	code := exitCode(t, cmd.Run())
+	if code != 64 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "stdin is a terminal") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestUnclosedStdinTimesOut: a caller that never closes stdin gets exit 65
+// at the deadline, never an answer to a half-read request.
+func TestUnclosedStdinTimesOut(t *testing.T) {
+	for _, stop := range []string{"deadline", "SIGTERM"} {
+		t.Run(stop, func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			cmd := exec.Command(bin, "--answer", "allow-once", "--timeout", "1s")
+			cmd.Stdin = pr
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Env = baseEnv()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pr.Close()
+			if _, err := pw.Write([]byte(`{"action": "wri`)); err != nil {
+				t.Fatal(err)
+			}
+			if stop == "SIGTERM" {
+				time.Sleep(200 * time.Millisecond)
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("askperm waited for stdin past its deadline")
+			}
+			if code := exitCode(t, err); code != 65 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "request not fully read") {
+				t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
+func TestDecisionsWithoutAHuman(t *testing.T) {
+	write := readFile(t, "requests/write-file.json")
+	for _, tc := range []struct {
+		name            string
+		req             []byte
+		args            []string
+		code            int
+		decision, cause string
+	}{
+		{"nobody to ask", write, nil, 0, "deny", "unavailable"},
+		{"nobody to ask, exit status", write, []string{"--exit-status"}, 1, "deny", "unavailable"},
+		{"frontend none", write, []string{"--frontend", "none"}, 0, "deny", "unavailable"},
+		{"allow, exit status", write, []string{"--answer", "allow-once", "--exit-status"}, 0, "allow", "user"},
+		{"deny, exit status", write, []string{"--answer", "deny-once", "--exit-status"}, 1, "deny", "user"},
+		{"caller deadline of 1s is an immediate timeout", []byte(`{"action":"x","timeout":1}`), []string{"--answer", "allow-once"}, 0, "deny", "timeout"},
+		{"caller deadline, exit status", []byte(`{"action":"x","timeout":0.5}`), []string{"--exit-status"}, 124, "deny", "timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runPipe(t, tc.req, baseEnv(), tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", r.code, tc.code, r.stderr)
+			}
+			d := checkDecision(t, r.stdout)
+			if d["decision"] != tc.decision || d["cause"] != tc.cause {
+				t.Errorf("got %v", d)
+			}
+		})
+	}
+}
+
+func TestAllowMessageIsIgnoredWithAWarning(t *testing.T) {
+	r := runPipe(t, readFile(t, "requests/minimal.json"), baseEnv(), "--answer", "allow-once", "--message", "why")
+	d := checkDecision(t, r.stdout)
+	if r.code != 0 || d["decision"] != "allow" || d["message"] != nil || !strings.Contains(r.stderr, "ignored") {
+		t.Errorf("exit %d, decision %v, stderr %q", r.code, d, r.stderr)
+	}
+}
+
+func TestSchemaCommand(t *testing.T) {
+	for _, name := range []string{"request", "decision", "answers"} {
+		r := runPipe(t, nil, baseEnv(), "schema", name)
+		if r.code != 0 || r.stdout != string(readFileAt(t, "../docs/"+name+".schema.json")) {
+			t.Errorf("schema %s: exit %d, stderr %s", name, r.code, r.stderr)
+		}
+	}
+	if r := runPipe(t, nil, baseEnv(), "schema", "nope"); r.code != 64 || r.stdout != "" {
+		t.Errorf("unknown schema: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func readFileAt(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

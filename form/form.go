@@ -1,0 +1,272 @@
+package form
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// Choice is the answer of stage "choice".
+type Choice string
+
+// The choices of protocol.md section 3.
+const (
+	AllowOnce    Choice = "allow-once"
+	DenyOnce     Choice = "deny-once"
+	AllowAlways  Choice = "allow-always"
+	DenyAlways   Choice = "deny-always"
+	AllowSession Choice = "allow-session"
+)
+
+// IsAllow reports whether c grants the request.
+func (c Choice) IsAllow() bool { return c == AllowOnce || c == AllowAlways || c == AllowSession }
+
+// IsAlways reports whether c leads to stage "rule".
+func (c Choice) IsAlways() bool { return c == AllowAlways || c == DenyAlways }
+
+// Stage names a step of the form.
+type Stage string
+
+// The two stages.
+const (
+	StageChoice Stage = "choice"
+	StageRule   Stage = "rule"
+)
+
+// Workdir scopes and lifetimes of stage "rule".
+const (
+	WorkdirSelected = "selected"
+	WorkdirAll      = "all"
+
+	LifetimeIndefinite = "indefinite"
+)
+
+// Lifetimes lists the offered rule lifetimes, default first.
+var Lifetimes = []string{LifetimeIndefinite, "900", "57600"}
+
+// MaxMessageBytes caps the denial reason.
+const MaxMessageBytes = decision.MaxLineBytes
+
+// Options are the form's inputs that do not come from the request.
+type Options struct {
+	// SessionMemory offers allow-session to requests with a session_id.
+	SessionMemory bool
+}
+
+// Form is the two-stage form of one request.
+type Form struct {
+	Req     *decision.Request
+	choices []Choice
+}
+
+// New returns the form of req.
+func New(req *decision.Request, opts Options) *Form {
+	f := &Form{Req: req}
+	persistent := req.IsPersistent()
+	if persistent && opts.SessionMemory && req.SessionID != "" {
+		f.choices = append(f.choices, AllowSession)
+	}
+	f.choices = append(f.choices, AllowOnce)
+	if persistent && allDimensionsScoped(req) {
+		f.choices = append(f.choices, AllowAlways, DenyAlways)
+	}
+	f.choices = append(f.choices, DenyOnce)
+	return f
+}
+
+func allDimensionsScoped(req *decision.Request) bool {
+	for _, d := range req.Dimensions {
+		if len(d.Scopes) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Choices lists the offered choices, allows first, deny-once last.
+func (f *Form) Choices() []Choice { return slices.Clone(f.choices) }
+
+// Offers reports whether c is one of the offered choices.
+func (f *Form) Offers(c Choice) bool { return slices.Contains(f.choices, c) }
+
+// AskedDimensions lists the indexes of the dimensions stage "rule" asks
+// about: those with two or more scopes. The others keep their sole scope.
+func (f *Form) AskedDimensions() []int {
+	var idx []int
+	for i, d := range f.Req.Dimensions {
+		if len(d.Scopes) >= 2 {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// Answer is everything a person (or a canned answer) gave in both stages.
+type Answer struct {
+	Choice  Choice
+	Message string
+	// Stage "rule":
+	Grants       []string
+	Scopes       map[string]string // dimension name → chosen scope's match
+	WorkdirScope string
+	Lifetime     string
+}
+
+// Defaults returns the answer a form starts from: deny once, and for stage
+// "rule" all grants, each dimension's default scope, the selected workdir,
+// an indefinite lifetime.
+func (f *Form) Defaults() Answer {
+	a := Answer{
+		Choice:   DenyOnce,
+		Grants:   f.Req.GrantNames(),
+		Scopes:   map[string]string{},
+		Lifetime: LifetimeIndefinite,
+	}
+	for _, d := range f.Req.Dimensions {
+		if len(d.Scopes) > 0 {
+			a.Scopes[d.Name] = d.Scopes[d.Default].Match
+		}
+	}
+	if f.Req.Workdir != nil {
+		a.WorkdirScope = WorkdirSelected
+	}
+	return a
+}
+
+// CheckChoice validates the answer of stage "choice".
+func (f *Form) CheckChoice(a Answer) error {
+	if !f.Offers(a.Choice) {
+		return fmt.Errorf("choice %q is not offered (offered: %s)", a.Choice, joinChoices(f.choices))
+	}
+	if len(a.Message) > MaxMessageBytes {
+		return fmt.Errorf("message: longer than %d bytes", MaxMessageBytes)
+	}
+	if !utf8.ValidString(a.Message) {
+		return errors.New("message: not valid UTF-8")
+	}
+	return nil
+}
+
+// CheckRule validates the answer of stage "rule"; a's choice must be an
+// always-choice.
+func (f *Form) CheckRule(a Answer) error {
+	if !a.Choice.IsAlways() {
+		return fmt.Errorf("choice %q has no rule stage", a.Choice)
+	}
+	if a.Choice == AllowAlways && len(f.Req.Grants) > 0 {
+		if len(a.Grants) == 0 {
+			return errors.New("grants: choose at least one of the requested grants")
+		}
+		seen := map[string]bool{}
+		for _, g := range a.Grants {
+			if !slices.Contains(f.Req.GrantNames(), g) {
+				return fmt.Errorf("grants: %q was not requested", g)
+			}
+			if seen[g] {
+				return fmt.Errorf("grants: %q given twice", g)
+			}
+			seen[g] = true
+		}
+	}
+	for name, match := range a.Scopes {
+		d := f.dimension(name)
+		if d == nil {
+			return fmt.Errorf("scopes: the request has no dimension %q", name)
+		}
+		if !slices.ContainsFunc(d.Scopes, func(s decision.Scope) bool { return s.Match == match }) {
+			return fmt.Errorf("scopes: %q is not a scope offered for dimension %q", match, name)
+		}
+	}
+	for _, i := range f.AskedDimensions() {
+		if _, ok := a.Scopes[f.Req.Dimensions[i].Name]; !ok {
+			return fmt.Errorf("scopes: no scope chosen for dimension %q", f.Req.Dimensions[i].Name)
+		}
+	}
+	switch {
+	case f.Req.Workdir == nil && a.WorkdirScope != "":
+		return errors.New("workdir_scope: the request has no workdir")
+	case f.Req.Workdir != nil && a.WorkdirScope != WorkdirSelected && a.WorkdirScope != WorkdirAll:
+		return fmt.Errorf("workdir_scope: %q is neither %q nor %q", a.WorkdirScope, WorkdirSelected, WorkdirAll)
+	}
+	if !slices.Contains(Lifetimes, a.Lifetime) {
+		return fmt.Errorf("lifetime: %q is not one of %q", a.Lifetime, Lifetimes)
+	}
+	return nil
+}
+
+func (f *Form) dimension(name string) *decision.Dimension {
+	for i := range f.Req.Dimensions {
+		if f.Req.Dimensions[i].Name == name {
+			return &f.Req.Dimensions[i]
+		}
+	}
+	return nil
+}
+
+// Decide validates a complete answer and builds its decision, answered by
+// frontend at time now (which dates a finite lifetime's expiry). A message
+// is never attached to an allow.
+func (f *Form) Decide(a Answer, frontend string, now time.Time) (decision.Decision, error) {
+	if err := f.CheckChoice(a); err != nil {
+		return decision.Decision{}, err
+	}
+	if a.Choice.IsAlways() {
+		if err := f.CheckRule(a); err != nil {
+			return decision.Decision{}, err
+		}
+	}
+	d := decision.Denied(f.Req, decision.CauseUser, frontend)
+	switch a.Choice {
+	case AllowOnce, AllowSession:
+		d.Decision = decision.Allow
+		d.Grants = f.Req.GrantNames()
+		if a.Choice == AllowSession {
+			d.Persist = decision.PersistSession
+		}
+	case AllowAlways:
+		d.Decision = decision.Allow
+		d.Persist = decision.PersistAlways
+		if len(f.Req.Grants) > 0 {
+			d.Grants = slices.Clone(a.Grants)
+		}
+		d.Rule = f.rule(a, now)
+	case DenyAlways:
+		d.Persist = decision.PersistAlways
+		d.Rule = f.rule(a, now)
+	}
+	if d.Decision == decision.Deny {
+		d.Message = a.Message
+	}
+	return d, nil
+}
+
+func (f *Form) rule(a Answer, now time.Time) *decision.Rule {
+	r := &decision.Rule{Scopes: map[string]string{}, WorkdirScope: a.WorkdirScope, Lifetime: a.Lifetime}
+	for _, d := range f.Req.Dimensions {
+		if m, ok := a.Scopes[d.Name]; ok {
+			r.Scopes[d.Name] = m
+		} else {
+			r.Scopes[d.Name] = d.Scopes[d.Default].Match
+		}
+	}
+	if secs, err := strconv.ParseInt(a.Lifetime, 10, 64); err == nil {
+		r.Expires = now.Unix() + secs
+	}
+	return r
+}
+
+func joinChoices(cs []Choice) string {
+	s := ""
+	for i, c := range cs {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(c)
+	}
+	return s
+}

@@ -1,0 +1,268 @@
+package form
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// writeReq is a request with two grants, one dimension of three scopes, one
+// of a sole scope, and a workdir.
+func writeReq() *decision.Request {
+	return &decision.Request{
+		ID:     ptr("r1"),
+		Tool:   "write_file",
+		Action: "write",
+		Dimensions: []decision.Dimension{
+			{Name: "path", Value: "/p/a", Default: 1, Scopes: []decision.Scope{
+				{Label: "file", Match: "/p/a", Kind: decision.KindExact},
+				{Label: "dir", Match: "/p/", Kind: decision.KindPrefix},
+				{Label: "any", Match: "*", Kind: decision.KindAny},
+			}},
+			{Name: "host", Value: "h", Scopes: []decision.Scope{{Label: "h", Match: "h"}}},
+		},
+		Workdir:   &decision.Workdir{Value: "/p"},
+		Grants:    []decision.Grant{{Name: "fs.write"}, {Name: "fs.create"}},
+		SessionID: "s1",
+		SHA256:    strings.Repeat("ab", 32),
+	}
+}
+
+func TestChoicesOffered(t *testing.T) {
+	unscoped := writeReq()
+	unscoped.Dimensions = append(unscoped.Dimensions, decision.Dimension{Name: "x", Value: "v"})
+	noSession := writeReq()
+	noSession.SessionID = ""
+	for _, tc := range []struct {
+		name string
+		req  *decision.Request
+		opts Options
+		want []Choice
+	}{
+		{"persistent with session memory", writeReq(), Options{SessionMemory: true},
+			[]Choice{AllowSession, AllowOnce, AllowAlways, DenyAlways, DenyOnce}},
+		{"no session memory", writeReq(), Options{},
+			[]Choice{AllowOnce, AllowAlways, DenyAlways, DenyOnce}},
+		{"no session id", noSession, Options{SessionMemory: true},
+			[]Choice{AllowOnce, AllowAlways, DenyAlways, DenyOnce}},
+		{"persistent false", &decision.Request{Action: "a", SessionID: "s", Persistent: ptr(false)}, Options{SessionMemory: true},
+			[]Choice{AllowOnce, DenyOnce}},
+		{"a dimension without scopes", unscoped, Options{},
+			[]Choice{AllowOnce, DenyOnce}},
+		{"no dimensions at all", &decision.Request{Action: "a"}, Options{},
+			[]Choice{AllowOnce, AllowAlways, DenyAlways, DenyOnce}},
+	} {
+		if got := New(tc.req, tc.opts).Choices(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	f := New(writeReq(), Options{})
+	want := Answer{
+		Choice:       DenyOnce,
+		Grants:       []string{"fs.write", "fs.create"},
+		Scopes:       map[string]string{"path": "/p/", "host": "h"},
+		WorkdirScope: WorkdirSelected,
+		Lifetime:     LifetimeIndefinite,
+	}
+	if got := f.Defaults(); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if got := f.AskedDimensions(); !reflect.DeepEqual(got, []int{0}) {
+		t.Errorf("asked dimensions %v", got)
+	}
+}
+
+func TestCheckRejects(t *testing.T) {
+	f := New(writeReq(), Options{})
+	always := func(edit func(*Answer)) Answer {
+		a := f.Defaults()
+		a.Choice = AllowAlways
+		edit(&a)
+		return a
+	}
+	for _, tc := range []struct {
+		name string
+		a    Answer
+		want string
+	}{
+		{"unknown choice", Answer{Choice: "allow-forever"}, `choice "allow-forever" is not offered`},
+		{"not offered", Answer{Choice: AllowSession}, `choice "allow-session" is not offered`},
+		{"long message", Answer{Choice: DenyOnce, Message: strings.Repeat("x", MaxMessageBytes+1)}, "longer than"},
+		{"bad utf-8 message", Answer{Choice: DenyOnce, Message: "\xff"}, "UTF-8"},
+		{"grant not requested", always(func(a *Answer) { a.Grants = []string{"net"} }), `"net" was not requested`},
+		{"empty grants", always(func(a *Answer) { a.Grants = nil }), "at least one"},
+		{"grant twice", always(func(a *Answer) { a.Grants = []string{"fs.write", "fs.write"} }), "given twice"},
+		{"unknown dimension", always(func(a *Answer) { a.Scopes["url"] = "x" }), `no dimension "url"`},
+		{"scope not offered", always(func(a *Answer) { a.Scopes["path"] = "/" }), `"/" is not a scope offered`},
+		{"sole scope changed", always(func(a *Answer) { a.Scopes["host"] = "other" }), `"other" is not a scope offered`},
+		{"asked scope missing", always(func(a *Answer) { delete(a.Scopes, "path") }), `no scope chosen for dimension "path"`},
+		{"bad workdir scope", always(func(a *Answer) { a.WorkdirScope = "some" }), "workdir_scope"},
+		{"bad lifetime", always(func(a *Answer) { a.Lifetime = "60" }), "lifetime"},
+		{"numeric lifetime spelled differently", always(func(a *Answer) { a.Lifetime = "0900" }), "lifetime"},
+	} {
+		_, err := f.Decide(tc.a, "answers", time.Unix(0, 0))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+	noWorkdir := writeReq()
+	noWorkdir.Workdir = nil
+	a := New(noWorkdir, Options{}).Defaults()
+	a.Choice, a.WorkdirScope = DenyAlways, WorkdirAll
+	if _, err := New(noWorkdir, Options{}).Decide(a, "answers", time.Now()); err == nil {
+		t.Error("workdir_scope accepted for a request without workdir")
+	}
+}
+
+func TestDecide(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	f := New(writeReq(), Options{SessionMemory: true})
+	base := decision.Decision{Version: 1, ID: ptr("r1"), Persist: "once", Cause: "user", Frontend: "tui", RequestSHA256: strings.Repeat("ab", 32)}
+	with := func(edit func(*decision.Decision)) decision.Decision {
+		d := base
+		edit(&d)
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Answer)
+		want decision.Decision
+	}{
+		{"allow once grants all and drops the message",
+			func(a *Answer) { a.Choice, a.Message, a.Grants = AllowOnce, "ignored", []string{"fs.write"} },
+			with(func(d *decision.Decision) { d.Decision, d.Grants = "allow", []string{"fs.write", "fs.create"} })},
+		{"deny once keeps the message",
+			func(a *Answer) { a.Message = "not now" },
+			with(func(d *decision.Decision) { d.Decision, d.Message = "deny", "not now" })},
+		{"allow session",
+			func(a *Answer) { a.Choice = AllowSession },
+			with(func(d *decision.Decision) {
+				d.Decision, d.Persist, d.Grants = "allow", "session", []string{"fs.write", "fs.create"}
+			})},
+		{"allow always narrowed, all workdirs, 15 minutes",
+			func(a *Answer) {
+				a.Choice, a.Grants, a.Scopes["path"], a.WorkdirScope, a.Lifetime = AllowAlways, []string{"fs.create"}, "*", WorkdirAll, "900"
+			},
+			with(func(d *decision.Decision) {
+				d.Decision, d.Persist, d.Grants = "allow", "always", []string{"fs.create"}
+				d.Rule = &decision.Rule{Scopes: map[string]string{"path": "*", "host": "h"}, WorkdirScope: "all", Lifetime: "900", Expires: 1_800_000_900}
+			})},
+		{"deny always with defaults",
+			func(a *Answer) { a.Choice, a.Message = DenyAlways, "never" },
+			with(func(d *decision.Decision) {
+				d.Decision, d.Persist, d.Message = "deny", "always", "never"
+				d.Rule = &decision.Rule{Scopes: map[string]string{"path": "/p/", "host": "h"}, WorkdirScope: "selected", Lifetime: "indefinite"}
+			})},
+	} {
+		a := f.Defaults()
+		tc.edit(&a)
+		got, err := f.Decide(a, "tui", now)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %+v %+v\nwant %+v %+v", tc.name, got, got.Rule, tc.want, tc.want.Rule)
+		}
+	}
+}
+
+func TestDecideRuleWithoutDimensionsHasEmptyScopes(t *testing.T) {
+	f := New(&decision.Request{Action: "a"}, Options{})
+	a := f.Defaults()
+	a.Choice = AllowAlways
+	d, err := f.Decide(a, "answers", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rule == nil || d.Rule.Scopes == nil || len(d.Rule.Scopes) != 0 || d.Grants != nil {
+		t.Errorf("got %+v", d)
+	}
+	if got := string(decision.Encode(d)); !strings.Contains(got, `"scopes":{}`) {
+		t.Errorf("encoded %s", got)
+	}
+}
+
+// script is a Stager that replays steps and records what it was shown.
+type script struct {
+	steps []func(*Answer) (back bool, err error)
+	seen  []Answer
+}
+
+func (s *script) next(a *Answer) (bool, error) {
+	s.seen = append(s.seen, *a)
+	if len(s.steps) == 0 {
+		return false, errors.New("unexpected prompt")
+	}
+	step := s.steps[0]
+	s.steps = s.steps[1:]
+	return step(a)
+}
+
+func (s *script) AskChoice(_ context.Context, _ *Form, a *Answer) error {
+	_, err := s.next(a)
+	return err
+}
+
+func (s *script) AskRule(_ context.Context, _ *Form, a *Answer) (bool, error) { return s.next(a) }
+
+func TestWalkBackKeepsWhatWasTyped(t *testing.T) {
+	f := New(writeReq(), Options{})
+	s := &script{steps: []func(*Answer) (bool, error){
+		func(a *Answer) (bool, error) { a.Choice, a.Message = DenyAlways, "typed"; return false, nil },
+		func(a *Answer) (bool, error) { a.Lifetime = "900"; return true, nil }, // Back
+		func(a *Answer) (bool, error) { a.Choice = AllowAlways; return false, nil },
+		func(a *Answer) (bool, error) { return false, nil }, // Save
+	}}
+	a, err := Walk(context.Background(), f, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Choice != AllowAlways || a.Lifetime != "900" || a.Message != "typed" {
+		t.Errorf("got %+v", a)
+	}
+	if s.seen[2].Choice != DenyAlways || s.seen[2].Message != "typed" {
+		t.Errorf("stage choice after Back was shown %+v", s.seen[2])
+	}
+}
+
+func TestWalkOnceChoiceSkipsRuleStage(t *testing.T) {
+	s := &script{steps: []func(*Answer) (bool, error){
+		func(a *Answer) (bool, error) { a.Choice = AllowOnce; return false, nil },
+	}}
+	a, err := Walk(context.Background(), New(writeReq(), Options{}), s)
+	if err != nil || a.Choice != AllowOnce {
+		t.Fatalf("got %+v, %v", a, err)
+	}
+}
+
+func TestWalkErrorsNeverYieldAnAnswer(t *testing.T) {
+	boom := errors.New("boom")
+	for name, steps := range map[string][]func(*Answer) (bool, error){
+		"stage choice fails": {func(a *Answer) (bool, error) { a.Choice = AllowOnce; return false, boom }},
+		"stage rule fails": {
+			func(a *Answer) (bool, error) { a.Choice = AllowAlways; return false, nil },
+			func(a *Answer) (bool, error) { return false, boom },
+		},
+		"invalid choice": {func(a *Answer) (bool, error) { a.Choice = "allow"; return false, nil }},
+		"invalid rule": {
+			func(a *Answer) (bool, error) { a.Choice = AllowAlways; return false, nil },
+			func(a *Answer) (bool, error) { a.Grants = nil; return false, nil },
+		},
+	} {
+		a, err := Walk(context.Background(), New(writeReq(), Options{}), &script{steps: steps})
+		if err == nil || a.Choice != "" {
+			t.Errorf("%s: got %+v, %v", name, a, err)
+		}
+	}
+}

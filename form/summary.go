@@ -1,0 +1,301 @@
+package form
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// Field is one labelled part of a request as a person sees it. Labels are
+// askperm's own words; values are untrusted text already rendered safe.
+type Field struct {
+	Label     string
+	Value     string
+	Multiline bool // Value may hold newlines and tabs (rendered with Block)
+}
+
+// Summary lists what a person must see before deciding, in order: who
+// asks, the tool, the action, the tool's annotations, every dimension's
+// value, the workdir, the grants, the stated reason and the arguments.
+// Details come apart, from Details.
+func (f *Form) Summary() []Field {
+	r := f.Req
+	var fs []Field
+	add := func(label, value string) {
+		if value != "" {
+			fs = append(fs, Field{Label: label, Value: value})
+		}
+	}
+	add("Server", joinNonEmpty(Line(r.Server), parens("alias", r.Alias)))
+	add("Tool", joinNonEmpty(Line(r.Tool), parens("from", r.Source)))
+	if r.Annotations != nil && r.Annotations.Title != "" {
+		add("Title", Line(r.Annotations.Title))
+	}
+	add("Action", joinNonEmpty(Line(r.Action), dash(r.ActionDescription)))
+	add("Tool hints", annotationWords(r.Annotations))
+	for _, d := range r.Dimensions {
+		fs = append(fs, Field{Label: dimensionLabel(d), Value: Line(d.Value)})
+	}
+	if r.Workdir != nil {
+		add("Workdir", joinNonEmpty(Line(r.Workdir.Value), parens("", r.Workdir.Label)))
+	}
+	for _, g := range r.Grants {
+		fs = append(fs, Field{Label: "Grant", Value: joinNonEmpty(Line(g.Name), dash(g.Description))})
+	}
+	if r.Reason != "" {
+		fs = append(fs, Field{Label: "Stated reason (unverified)", Value: Block(r.Reason), Multiline: true})
+	}
+	if r.Arguments != nil {
+		add("Arguments", Line(canonicalArguments(r.Arguments)))
+	}
+	return fs
+}
+
+// Details returns the previews of the request's details.
+func (f *Form) Details() []DetailPreview {
+	ps := make([]DetailPreview, len(f.Req.Details))
+	for i, d := range f.Req.Details {
+		ps[i] = Preview(d)
+	}
+	return ps
+}
+
+// HiddenWarning is the warning frontends show when HasHidden.
+const HiddenWarning = "This request contains hidden or reordering characters; they are shown as \\u{...} escapes."
+
+// HasHidden reports whether any text of the request holds characters that
+// hide or reorder text.
+func (f *Form) HasHidden() bool {
+	r := f.Req
+	texts := []string{r.Server, r.Alias, r.Tool, r.Source, r.Action, r.ActionDescription, r.Reason, string(r.Arguments)}
+	if r.Annotations != nil {
+		texts = append(texts, r.Annotations.Title)
+	}
+	if r.Workdir != nil {
+		texts = append(texts, r.Workdir.Value, r.Workdir.Label)
+	}
+	for _, d := range r.Dimensions {
+		texts = append(texts, d.Name, d.Label, d.Value)
+		for _, s := range d.Scopes {
+			texts = append(texts, s.Label, s.Match)
+		}
+	}
+	for _, g := range r.Grants {
+		texts = append(texts, g.Name, g.Description)
+	}
+	for _, d := range r.Details {
+		texts = append(texts, d.Label, d.Text)
+	}
+	for _, t := range texts {
+		if Hidden(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalArguments shows arguments in their canonical form, so a person
+// sees what the digest binds; the raw bytes are shown if that fails.
+func canonicalArguments(raw []byte) string {
+	if c, err := decision.Canonical(raw); err == nil {
+		return string(c)
+	}
+	return string(raw)
+}
+
+func dimensionLabel(d decision.Dimension) string {
+	if d.Label != "" {
+		return Line(d.Label) + " [" + Line(d.Name) + "]"
+	}
+	return Line(d.Name)
+}
+
+// annotationWords turns MCP annotations into plain words. They are the
+// tool's own claims, so they are labelled hints.
+func annotationWords(a *decision.Annotations) string {
+	if a == nil {
+		return ""
+	}
+	var w []string
+	hint := func(v *bool, yes, no string) {
+		switch {
+		case v == nil:
+		case *v && yes != "":
+			w = append(w, yes)
+		case !*v && no != "":
+			w = append(w, no)
+		}
+	}
+	hint(a.ReadOnlyHint, "read-only", "")
+	hint(a.DestructiveHint, "destructive", "not destructive")
+	hint(a.IdempotentHint, "idempotent", "")
+	hint(a.OpenWorldHint, "reaches the outside world", "stays local")
+	return strings.Join(w, ", ")
+}
+
+// ScopeText says exactly what a scope covers, e.g. `anything under
+// "/home/a/p/"`.
+func ScopeText(s decision.Scope) string {
+	m := `"` + Line(s.Match) + `"`
+	switch s.Kind {
+	case decision.KindPrefix:
+		if strings.HasPrefix(s.Match, "/") {
+			return "anything under " + m
+		}
+		return "anything starting with " + m
+	case decision.KindGlob:
+		return "anything matching " + m
+	case decision.KindWords:
+		return "commands starting with the words " + m + " (without shell syntax)"
+	case decision.KindAny:
+		return "any value"
+	default:
+		return "exactly " + m
+	}
+}
+
+// ScopeOption is the text of one scope in a selector: its label and what
+// it covers.
+func ScopeOption(s decision.Scope) string {
+	return Line(s.Label) + ": " + ScopeText(s)
+}
+
+// ChoiceLabel is the button or option text of a choice.
+func ChoiceLabel(c Choice) string {
+	switch c {
+	case AllowOnce:
+		return "Allow once"
+	case AllowSession:
+		return "Allow for this session"
+	case AllowAlways:
+		return "Allow always…"
+	case DenyAlways:
+		return "Deny always…"
+	default:
+		return "Deny once"
+	}
+}
+
+// LifetimeText says how long a rule lives: "for 15 minutes", "for 16
+// hours", "until removed".
+func LifetimeText(l string) string {
+	switch l {
+	case "900":
+		return "for 15 minutes"
+	case "57600":
+		return "for 16 hours"
+	default:
+		return "until removed"
+	}
+}
+
+// WorkdirScopeText says which workdirs a rule covers.
+func (f *Form) WorkdirScopeText(ws string) string {
+	switch {
+	case f.Req.Workdir == nil:
+		return ""
+	case ws == WorkdirAll:
+		return "in any workdir"
+	default:
+		return `in workdir "` + Line(f.Req.Workdir.Value) + `"`
+	}
+}
+
+// RuleSummary states the exact rule an always-answer saves, e.g. `allow
+// write_file with File [path] anything under "/home/a/p/", in any workdir,
+// grants fs.write, for 15 minutes`.
+func (f *Form) RuleSummary(a Answer) string {
+	verb := "deny"
+	if a.Choice.IsAllow() {
+		verb = "allow"
+	}
+	what := Line(f.Req.Tool)
+	if what == "" {
+		what = "action " + Line(f.Req.Action)
+	}
+	parts := []string{verb + " " + what}
+	for _, d := range f.Req.Dimensions {
+		match := a.Scopes[d.Name]
+		for _, s := range d.Scopes {
+			if s.Match == match {
+				parts = append(parts, "with "+dimensionLabel(d)+" "+ScopeText(s))
+			}
+		}
+	}
+	if ws := f.WorkdirScopeText(a.WorkdirScope); ws != "" {
+		parts = append(parts, ws)
+	}
+	if a.Choice == AllowAlways && len(a.Grants) > 0 {
+		grants := make([]string, len(a.Grants))
+		for i, g := range a.Grants {
+			grants[i] = Line(g)
+		}
+		parts = append(parts, "granting "+strings.Join(grants, ", "))
+	}
+	parts = append(parts, LifetimeText(a.Lifetime))
+	return strings.Join(parts, ", ")
+}
+
+// Message is the text of a stage as one block, for frontends that show the
+// request as plain text (dialogs, the line prompt) and for the stage as
+// data. Stage "rule" includes the rule the current answer would save.
+func (f *Form) Message(stage Stage, a Answer) string {
+	var b strings.Builder
+	if stage == StageRule {
+		fmt.Fprintf(&b, "%s: the rule to save\n", ChoiceLabel(a.Choice))
+		fmt.Fprintf(&b, "Rule: %s\n", f.RuleSummary(a))
+		return b.String()
+	}
+	b.WriteString("An agent asks for permission.\n")
+	if f.HasHidden() {
+		b.WriteString("WARNING: " + HiddenWarning + "\n")
+	}
+	for _, fl := range f.Summary() {
+		if fl.Multiline {
+			fmt.Fprintf(&b, "%s:\n%s\n", fl.Label, Gutter(fl.Value))
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %s\n", fl.Label, fl.Value)
+	}
+	for _, p := range f.Details() {
+		fmt.Fprintf(&b, "Detail %s:\n%s\n", p.Heading(), Gutter(p.Text))
+		if p.Truncated {
+			fmt.Fprintf(&b, "WARNING: only the first %d of %d characters are shown.\n", p.Shown, p.Chars)
+		}
+	}
+	return b.String()
+}
+
+// Gutter starts every line of untrusted multi-line text with "│ ", so it
+// can never pass for one of askperm's labels.
+func Gutter(s string) string {
+	return "│ " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n│ ")
+}
+
+func parens(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	if prefix == "" {
+		return "(" + Line(s) + ")"
+	}
+	return "(" + prefix + " " + Line(s) + ")"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "— " + Line(s)
+}
+
+func joinNonEmpty(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,53 @@
+package prompt
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// DefaultTTY is the controlling terminal.
+const DefaultTTY = "/dev/tty"
+
+// openTTY opens the terminal a prompt runs on, read-write, for input and
+// output alike. It reports ErrUnavailable when there is no such terminal
+// (ENXIO without a controlling terminal), when path is not a terminal, or
+// when the terminal is our controlling one but we are not in its foreground
+// process group: reading or changing modes there would stop the process
+// with SIGTTIN/SIGTTOU and hang it.
+func openTTY(path string) (*os.File, error) {
+	if path == "" {
+		path = DefaultTTY
+	}
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, err, ErrUnavailable)
+	}
+	tty := os.NewFile(uintptr(fd), path)
+	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+		tty.Close()
+		return nil, fmt.Errorf("%s: not a terminal: %w", path, ErrUnavailable)
+	}
+	fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	switch {
+	case errors.Is(err, syscall.ENOTTY):
+		// Not our controlling terminal (--tty naming another pane): job
+		// control does not apply to us there.
+	case err != nil:
+		tty.Close()
+		return nil, fmt.Errorf("%s: foreground process group: %w: %w", path, err, ErrUnavailable)
+	case fg != unix.Getpgrp():
+		tty.Close()
+		return nil, fmt.Errorf("%s: not in the terminal's foreground process group: %w", path, ErrUnavailable)
+	}
+	return tty, nil
+}
+
+// flushInput discards typeahead: keys typed before the prompt was shown
+// must never answer it.
+func flushInput(tty *os.File) error {
+	return unix.IoctlSetInt(int(tty.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+}

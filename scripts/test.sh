@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The test command: formatting, vet, every test (unit and end-to-end), then
+# each fuzz target briefly. The dialog end-to-end tests need xvfb, zenity,
+# yad and xdotool (.ci/run installs them) and are skipped without them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+go vet ./...
+go test -count=1 -timeout 15m ./...
+
+fuzztime=${FUZZTIME:-10s}
+for target in decision:FuzzParse decision:FuzzCanonical decision:FuzzScopeCovers \
+	form:FuzzLine form:FuzzBlock form:FuzzLineInjective; do
+	pkg=${target%%:*} name=${target##*:}
+	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 3s "./$pkg"
+done
+echo "all tests passed"

@@ -1,0 +1,62 @@
+// Package userfile reads the files a user writes for askperm (answers,
+// rules, config) and refuses unsafe ones: a file anyone else could have
+// written must never steer a permission decision.
+package userfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// MaxSize caps a user file; no sane answers, rules or config file is larger.
+const MaxSize = 4 << 20
+
+// Read returns the contents of the user file at path (links followed). It
+// refuses a file that is not a regular file, that is group- or
+// world-writable, that is owned by neither the effective user nor root, or
+// that is larger than MaxSize. The checks run on the opened descriptor, so
+// the file checked is the file read.
+func Read(path string) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO must not wait for a writer; check then
+	// refuses it. Regular files ignore the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := check(fi, os.Geteuid()); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, MaxSize)
+	}
+	return b, nil
+}
+
+func check(fi os.FileInfo, euid int) error {
+	if !fi.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("unsafe permissions %#o: group- or world-writable", fi.Mode().Perm())
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return errors.New("cannot tell the file's owner")
+	}
+	if int(st.Uid) != euid && st.Uid != 0 {
+		return fmt.Errorf("owned by uid %d, neither you nor root", st.Uid)
+	}
+	return nil
+}

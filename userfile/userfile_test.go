@@ -1,0 +1,107 @@
+package userfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func write(t *testing.T, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f.toml")
+	if err := os.WriteFile(p, []byte("x = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadAcceptsPrivateAndReadOnlyFiles(t *testing.T) {
+	for _, mode := range []os.FileMode{0o600, 0o644, 0o400} {
+		b, err := Read(write(t, mode))
+		if err != nil || string(b) != "x = 1\n" {
+			t.Errorf("mode %#o: %q, %v", mode, b, err)
+		}
+	}
+}
+
+func TestReadRefusesWritableByOthers(t *testing.T) {
+	for _, mode := range []os.FileMode{0o620, 0o602, 0o666} {
+		_, err := Read(write(t, mode))
+		if err == nil || !strings.Contains(err.Error(), "group- or world-writable") {
+			t.Errorf("mode %#o: got %v", mode, err)
+		}
+	}
+}
+
+func TestReadFollowsLinksAndChecksTheTarget(t *testing.T) {
+	target := write(t, 0o666)
+	link := filepath.Join(t.TempDir(), "link.toml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(link); err == nil {
+		t.Fatal("a link to a world-writable file was accepted")
+	}
+	if err := os.Chmod(target, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(link); err != nil {
+		t.Fatalf("a link to a private file was refused: %v", err)
+	}
+}
+
+func TestReadRefusesNonRegularFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{t.TempDir(), fifo, "/dev/null"} {
+		if _, err := Read(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: got %v", p, err)
+		}
+	}
+}
+
+// ownedBy is a file's metadata with another owner.
+type ownedBy struct {
+	os.FileInfo
+	uid uint32
+}
+
+func (o ownedBy) Sys() any { return &syscall.Stat_t{Uid: o.uid} }
+
+func TestCheckRefusesForeignOwner(t *testing.T) {
+	fi, err := os.Stat(write(t, 0o600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		owner, euid uint32
+		ok          bool
+	}{
+		{1000, 1000, true},
+		{0, 1000, true},
+		{1001, 1000, false},
+		{1000, 0, false},
+	} {
+		err := check(ownedBy{fi, tc.owner}, int(tc.euid))
+		if (err == nil) != tc.ok {
+			t.Errorf("owner %d, euid %d: got %v", tc.owner, tc.euid, err)
+		}
+	}
+}
+
+func TestReadRefusesOversizedFile(t *testing.T) {
+	p := write(t, 0o600)
+	if err := os.WriteFile(p, make([]byte, MaxSize+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("got %v", err)
+	}
+}
