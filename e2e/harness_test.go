@@ -87,7 +87,7 @@ func runPipe(t *testing.T, req []byte, env []string, args ...string) result {
 	return result{stdout.String(), stderr.String(), exitCode(t, err)}
 }
 
-func exitCode(t *testing.T, err error) int {
+func exitCode(t testing.TB, err error) int {
 	t.Helper()
 	var ee *exec.ExitError
 	switch {
@@ -144,7 +144,7 @@ func wantDeny(t *testing.T, d map[string]any, cause, frontend string) {
 // controlling terminal, the request on a pipe as stdin, and stdout and
 // stderr captured apart.
 type ptySession struct {
-	t              *testing.T
+	t              testing.TB
 	cmd            *exec.Cmd
 	ptm, pts       *os.File
 	before         *unix.Termios
@@ -156,7 +156,7 @@ type ptySession struct {
 
 // startPTY starts askperm on a fresh 80x24 pty. env gets TERM from the
 // caller (e.g. "TERM=xterm-256color" or "TERM=dumb").
-func startPTY(t *testing.T, req []byte, env []string, args ...string) *ptySession {
+func startPTY(t testing.TB, req []byte, env []string, args ...string) *ptySession {
 	t.Helper()
 	ptm, pts, err := pty.Open()
 	if err != nil {

@@ -2,18 +2,403 @@ package prompt
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/askperm/askperm/form"
 )
 
-// Placeholder until the line frontend lands.
+// The line prompt asks in plain lines of text: no escape sequences, no
+// redraws, so that it works with TERM=dumb and a screen reader reads each
+// line once. It never changes the terminal's modes: the terminal stays in
+// canonical mode (the kernel edits the line), so even SIGKILL leaves
+// nothing to restore.
+//
+// Keys never change meaning between questions:
+//
+//	y  allow once               n  deny once (also Enter alone)
+//	s  allow for this session   d  deny always…
+//	a  allow always…            m  edit the denial reason
+//	?  show the request again   b  back (rule stage)
+//
+// Only the offered choices are listed and accepted. Stage "rule" asks
+// numbered questions (Enter alone keeps the marked answer) and saves the
+// rule only when "save" is typed.
+
+// maxInvalid is how many invalid answers in a row a question takes: then
+// the choice is deny once, and a rule question goes back to the choice.
+const maxInvalid = 3
+
+// choiceKeys are the fixed keys of the choices.
+var choiceKeys = map[form.Choice]string{
+	form.AllowOnce:    "y",
+	form.AllowSession: "s",
+	form.AllowAlways:  "a",
+	form.DenyOnce:     "n",
+	form.DenyAlways:   "d",
+}
+
 type lineFrontend struct{ o Options }
 
 func newLine(o Options) Frontend { return lineFrontend{o} }
 
 func (lineFrontend) Name() string { return "line" }
 
-func (lineFrontend) Ask(context.Context, *form.Form) (form.Answer, error) {
-	return form.Answer{}, fmt.Errorf("not built yet: %w", ErrUnavailable)
+func (l lineFrontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
+	tty, err := openTTY(l.o.TTY)
+	if err != nil {
+		return form.Answer{}, err
+	}
+	tty, err = pollable(tty)
+	if err != nil {
+		return form.Answer{}, fmt.Errorf("terminal: %w: %w", err, ErrUnavailable)
+	}
+	defer tty.Close() // also ends a read still waiting
+	// Ctrl-Z must not suspend an open prompt, and a read or write from the
+	// background must fail (and cancel) rather than stop the process. Go
+	// cannot put these signals back to their default once touched
+	// (signal.Reset keeps them ignored), so they stay ignored for the rest
+	// of the process, which only writes the decision and exits.
+	signal.Ignore(syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
+	p := newLinePrompt(tty, tty, l.o.ArmDelay)
+	p.flush = func() error { return flushInput(tty) }
+	p.in.pending = func() bool { return linesWaiting(tty) }
+	return p.run(ctx, f)
+}
+
+// pollable returns a duplicate of tty that the runtime poller serves, so
+// that closing it ends a pending read. O_NONBLOCK lands on the open file
+// description openTTY created, which nobody else holds.
+func pollable(tty *os.File) (*os.File, error) {
+	defer tty.Close()
+	fd, err := unix.FcntlInt(tty.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), tty.Name()), nil
+}
+
+// linesWaiting reports whether complete lines wait in tty's input queue
+// (in canonical mode TIOCINQ counts only those). An error counts as
+// waiting, which discards the line just read.
+func linesWaiting(tty *os.File) bool {
+	rc, err := tty.SyscallConn()
+	if err != nil {
+		return true
+	}
+	n, ioErr := 0, error(nil)
+	if err := rc.Control(func(fd uintptr) { n, ioErr = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }); err != nil {
+		return true
+	}
+	return ioErr != nil || n > 0
+}
+
+// linePrompt is the line prompt's dialogue over any reader and writer; it
+// implements form.Stager.
+type linePrompt struct {
+	in    *lineInput
+	out   io.Writer
+	err   error // the first write error: the terminal is gone
+	arm   time.Duration
+	flush func() error // discards typeahead; nil when there is none
+}
+
+func newLinePrompt(r io.Reader, w io.Writer, arm time.Duration) *linePrompt {
+	return &linePrompt{in: &lineInput{r: r}, out: w, arm: arm}
+}
+
+// run walks the form and ends with one line saying how it ended.
+func (p *linePrompt) run(ctx context.Context, f *form.Form) (form.Answer, error) {
+	a, err := form.Walk(ctx, f, p)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		p.say("\naskperm: timed out; denied.\n")
+		return form.Answer{}, ctx.Err()
+	case ctx.Err() != nil:
+		p.say("\naskperm: cancelled; denied.\n")
+		return form.Answer{}, ctx.Err()
+	case errors.Is(err, ErrCancelled):
+		p.say("\naskperm: cancelled; denied.\n")
+		return form.Answer{}, err
+	case err != nil:
+		p.say("\naskperm: failed; denied.\n")
+		return form.Answer{}, err
+	}
+	p.say("Answered: " + strings.TrimSuffix(form.ChoiceLabel(a.Choice), "…") + ".\n")
+	return a, nil
+}
+
+// AskChoice shows the request and the key legend and reads a key.
+func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer) error {
+	p.showRequest(f, a)
+	var keys []string
+	for _, c := range f.Choices() {
+		keys = append(keys, choiceKeys[c])
+	}
+	q := "Answer [" + strings.Join(keys, "/") + "/m/?]: "
+	for invalid := 0; ; {
+		line, err := p.readLine(ctx, q)
+		if err != nil {
+			return err
+		}
+		line = strings.ToLower(line)
+		if i := slices.Index(keys, line); i >= 0 {
+			a.Choice = f.Choices()[i]
+			return nil
+		}
+		switch line {
+		case "":
+			a.Choice = form.DenyOnce
+			return nil
+		case "m":
+			if err := p.editReason(ctx, f, a); err != nil {
+				return err
+			}
+		case "?":
+			p.showRequest(f, a)
+		default:
+			if invalid++; invalid == maxInvalid {
+				p.say("askperm: no valid answer; denying once.\n")
+				a.Choice = form.DenyOnce
+				return nil
+			}
+			p.say("Type one of the keys listed, then Enter; Enter alone denies once.\n")
+		}
+	}
+}
+
+func (p *linePrompt) showRequest(f *form.Form, a *form.Answer) {
+	var b strings.Builder
+	b.WriteString("\n" + f.Message(form.StageChoice, *a))
+	b.WriteString("Keys (type one, then Enter):\n")
+	for _, c := range f.Choices() {
+		b.WriteString("  " + choiceKeys[c] + "  " + form.ChoiceLabel(c) + "\n")
+	}
+	b.WriteString("  m  Edit the denial reason\n  ?  Show the request again\nEnter alone: Deny once.\n")
+	if a.Message != "" {
+		b.WriteString("Denial reason: " + form.Line(a.Message) + "\n")
+	}
+	p.say(b.String())
+}
+
+// editReason reads the denial reason; the form's own check keeps it within
+// the protocol's limits.
+func (p *linePrompt) editReason(ctx context.Context, f *form.Form, a *form.Answer) error {
+	line, err := p.readLine(ctx, "Denial reason (Enter alone clears it): ")
+	if err != nil {
+		return err
+	}
+	if err := f.CheckChoice(form.Answer{Choice: form.DenyOnce, Message: line}); err != nil {
+		p.say("Not kept: " + err.Error() + ".\n")
+		return nil
+	}
+	a.Message = line
+	if line == "" {
+		p.say("Denial reason cleared.\n")
+	} else {
+		p.say("Denial reason: " + form.Line(line) + "\n")
+	}
+	return nil
+}
+
+// AskRule asks the rule's grants, scopes, workdir scope and lifetime, then
+// whether to save it.
+func (p *linePrompt) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
+	p.say("\n" + form.ChoiceLabel(a.Choice) + ": the rule to save. Enter alone keeps the [x] answer; b goes back.\n")
+	if a.Choice == form.AllowAlways && len(f.Req.Grants) > 0 {
+		if back, err := p.askGrants(ctx, f, a); back || err != nil {
+			return back, err
+		}
+	}
+	for _, i := range f.AskedDimensions() {
+		d := f.Req.Dimensions[i]
+		opts := make([]string, len(d.Scopes))
+		cur := 0
+		for j, s := range d.Scopes {
+			opts[j] = form.ScopeOption(s)
+			if s.Match == a.Scopes[d.Name] {
+				cur = j
+			}
+		}
+		j, back, err := p.pickOne(ctx, "Which values of "+lineDimensionLabel(d.Name, d.Label)+" the rule covers:", "Scope", opts, cur)
+		if back || err != nil {
+			return back, err
+		}
+		a.Scopes[d.Name] = d.Scopes[j].Match
+	}
+	if f.Req.Workdir != nil {
+		ws := []string{form.WorkdirSelected, form.WorkdirAll}
+		opts := []string{f.WorkdirScopeText(ws[0]), f.WorkdirScopeText(ws[1]) + " (every configured workdir, including future ones)"}
+		j, back, err := p.pickOne(ctx, "Which workdirs the rule covers:", "Workdir", opts, max(0, slices.Index(ws, a.WorkdirScope)))
+		if back || err != nil {
+			return back, err
+		}
+		a.WorkdirScope = ws[j]
+	}
+	opts := make([]string, len(form.Lifetimes))
+	for i, l := range form.Lifetimes {
+		opts[i] = form.LifetimeText(l)
+	}
+	j, back, err := p.pickOne(ctx, "How long the rule lasts:", "Lifetime", opts, max(0, slices.Index(form.Lifetimes, a.Lifetime)))
+	if back || err != nil {
+		return back, err
+	}
+	a.Lifetime = form.Lifetimes[j]
+
+	p.say("\n" + f.Message(form.StageRule, *a))
+	empty := false
+	back, err = p.question(ctx, "Save this rule? Type save, or b to go back (Enter alone: back): ", func(line string) string {
+		switch {
+		case line == "":
+			empty = true
+		case !strings.EqualFold(line, "save"):
+			return "Type save to save the rule, or b to go back."
+		}
+		return ""
+	})
+	return back || empty, err
+}
+
+// askGrants asks which of the requested grants an allow-always rule grants.
+func (p *linePrompt) askGrants(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
+	var b strings.Builder
+	b.WriteString("Grants the rule allows (numbers separated by spaces):\n")
+	for i, g := range f.Req.Grants {
+		text := form.Line(g.Name)
+		if g.Description != "" {
+			text += " — " + form.Line(g.Description)
+		}
+		b.WriteString(listItem(i, slices.Contains(a.Grants, g.Name), text))
+	}
+	p.say(b.String())
+	n := len(f.Req.Grants)
+	return p.question(ctx, fmt.Sprintf("Grants [1-%d]: ", n), func(line string) string {
+		if line == "" {
+			return ""
+		}
+		picked := make([]bool, n)
+		for _, w := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == ',' }) {
+			k, err := strconv.Atoi(w)
+			if err != nil || k < 1 || k > n {
+				return fmt.Sprintf("Type numbers from 1 to %d separated by spaces, Enter alone for the [x] ones, or b to go back.", n)
+			}
+			picked[k-1] = true
+		}
+		var grants []string
+		for i, g := range f.Req.Grants {
+			if picked[i] {
+				grants = append(grants, g.Name)
+			}
+		}
+		a.Grants = grants
+		return ""
+	})
+}
+
+// pickOne asks for one of opts by number and returns its index: cur on
+// Enter alone.
+func (p *linePrompt) pickOne(ctx context.Context, title, name string, opts []string, cur int) (int, bool, error) {
+	var b strings.Builder
+	b.WriteString(title + "\n")
+	for i, o := range opts {
+		b.WriteString(listItem(i, i == cur, o))
+	}
+	p.say(b.String())
+	back, err := p.question(ctx, fmt.Sprintf("%s [1-%d]: ", name, len(opts)), func(line string) string {
+		if line == "" {
+			return ""
+		}
+		k, err := strconv.Atoi(line)
+		if err != nil || k < 1 || k > len(opts) {
+			return fmt.Sprintf("Type one number from 1 to %d, Enter alone for the [x] one, or b to go back.", len(opts))
+		}
+		cur = k - 1
+		return ""
+	})
+	return cur, back, err
+}
+
+func listItem(i int, marked bool, text string) string {
+	mark := "[ ]"
+	if marked {
+		mark = "[x]"
+	}
+	return fmt.Sprintf("  %d. %s %s\n", i+1, mark, text)
+}
+
+// lineDimensionLabel names a dimension as the form's summary does (a copy:
+// form does not export its own).
+func lineDimensionLabel(name, label string) string {
+	if label == "" {
+		return form.Line(name)
+	}
+	return form.Line(label) + " [" + form.Line(name) + "]"
+}
+
+// question asks q until accept takes the line (returns no problem), "b"
+// goes back, or maxInvalid problems in a row go back too.
+func (p *linePrompt) question(ctx context.Context, q string, accept func(line string) (problem string)) (back bool, err error) {
+	for invalid := 0; ; {
+		line, err := p.readLine(ctx, q)
+		if err != nil {
+			return false, err
+		}
+		if strings.EqualFold(line, "b") {
+			return true, nil
+		}
+		problem := accept(line)
+		if problem == "" {
+			return false, nil
+		}
+		if invalid++; invalid == maxInvalid {
+			p.say("askperm: no valid answer; back to the choice.\n")
+			return true, nil
+		}
+		p.say(problem + "\n")
+	}
+}
+
+// say writes askperm's text, with tabs of the rendered request expanded:
+// nothing but newlines reaches the terminal as a control character.
+func (p *linePrompt) say(s string) {
+	if p.err == nil {
+		_, p.err = io.WriteString(p.out, lineExpandTabs(s))
+	}
+}
+
+func lineExpandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch r {
+		case '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case '\n':
+			b.WriteRune(r)
+			col = 0
+		default:
+			b.WriteRune(r)
+			col++
+		}
+	}
+	return b.String()
 }

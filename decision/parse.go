@@ -1,0 +1,220 @@
+package decision
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Error is a rejected request. Field is a path such as
+// `dimensions[2].scopes[0].kind`, empty for the request as a whole.
+type Error struct {
+	Field   string
+	Problem string
+}
+
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return "request: " + e.Problem
+	}
+	return fmt.Sprintf("request: field %q: %s", e.Field, e.Problem)
+}
+
+func fail(field, format string, args ...any) *Error {
+	return &Error{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// maxSafeInteger is I-JSON's largest exactly representable integer, 2^53−1.
+const maxSafeInteger = 1<<53 - 1
+
+// Parse checks and decodes one request. b must be the whole request; the
+// caller enforces the byte cap. Go's encoding/json would accept duplicate
+// names, case-folded names, invalid UTF-8 and trailing data (see the
+// security notes), so the request is first read token by token into a tree
+// that enforces the syntax rules, then mapped field by field with exact
+// types. Nothing is decoded into the Request until every check passed.
+func Parse(b []byte) (*Request, error) {
+	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+		return nil, fail("", "starts with a byte order mark")
+	}
+	if !utf8.Valid(b) {
+		return nil, fail("", "invalid UTF-8 at byte %d", invalidAt(b))
+	}
+	root, err := readTree(b)
+	if err != nil {
+		return nil, err
+	}
+	if root.kind != '{' {
+		return nil, fail("", "expected a JSON object, got %s", root.kindName())
+	}
+	req, err := mapRequest(root)
+	if err != nil {
+		return nil, err
+	}
+	if req.SHA256, err = RequestSHA256(b); err != nil {
+		return nil, fail("", "%v", err)
+	}
+	return req, nil
+}
+
+func invalidAt(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// node is one JSON value of the tree.
+type node struct {
+	kind    jsontext.Kind // '{', '[', '"', '0', 't', 'f', 'n'
+	text    string        // a string's value, a number's literal
+	members []member      // objects, in input order
+	elems   []*node       // arrays
+	raw     []byte        // the value's bytes as received
+}
+
+type member struct {
+	name string
+	val  *node
+}
+
+func (n *node) kindName() string {
+	switch n.kind {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	default:
+		return "null"
+	}
+}
+
+// readTree reads exactly one JSON value followed only by whitespace.
+// jsontext rejects duplicate names (after unescaping), invalid UTF-8, lone
+// surrogates and everything RFC 8259 does not allow; readTree adds the
+// depth limit, NUL and I-JSON numbers.
+func readTree(b []byte) (*node, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	root, err := readValue(dec, b, "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, fail("", "trailing data after the request object")
+	}
+	return root, nil
+}
+
+func readValue(dec *jsontext.Decoder, b []byte, path string) (*node, error) {
+	start := dec.InputOffset()
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, syntaxError(err, path)
+	}
+	if dec.StackDepth() > MaxDepth {
+		return nil, fail(path, "nested deeper than %d levels", MaxDepth)
+	}
+	n := &node{kind: tok.Kind()}
+	switch n.kind {
+	case '"':
+		n.text = tok.String()
+		if strings.IndexByte(n.text, 0) >= 0 {
+			return nil, fail(path, "contains NUL (U+0000)")
+		}
+	case '0':
+		n.text = tok.String()
+		if err := checkNumber(n.text); err != nil {
+			return nil, fail(path, "%v", err)
+		}
+	case '{':
+		for dec.PeekKind() != '}' {
+			nameTok, err := dec.ReadToken()
+			if err != nil {
+				return nil, syntaxError(err, path)
+			}
+			name := nameTok.String()
+			sub := join(path, name)
+			if strings.IndexByte(name, 0) >= 0 {
+				return nil, fail(path, "a member name contains NUL (U+0000)")
+			}
+			v, err := readValue(dec, b, sub)
+			if err != nil {
+				return nil, err
+			}
+			n.members = append(n.members, member{name, v})
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, syntaxError(err, path)
+		}
+	case '[':
+		for i := 0; dec.PeekKind() != ']'; i++ {
+			v, err := readValue(dec, b, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			n.elems = append(n.elems, v)
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, syntaxError(err, path)
+		}
+	}
+	// InputOffset before a value points before the separator and whitespace
+	// that precede it.
+	n.raw = bytes.TrimLeft(b[start:dec.InputOffset()], " \t\r\n:,")
+	return n, nil
+}
+
+// syntaxError turns a jsontext error into a readable one-line Error.
+func syntaxError(err error, path string) error {
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fail("", "unexpected end of input")
+	}
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		msg := se.Err.Error()
+		if strings.Contains(msg, "duplicate") {
+			name := se.JSONPointer.LastToken()
+			return fail(path, "duplicate member %q", name)
+		}
+		return fail("", "invalid JSON at byte %d: %s", se.ByteOffset, msg)
+	}
+	return fail("", "invalid JSON: %v", err)
+}
+
+// checkNumber enforces I-JSON: finite doubles, and integers written without
+// fraction or exponent within ±(2^53−1), so that no two requests share a
+// digest by rounding.
+func checkNumber(lit string) error {
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return fmt.Errorf("number %s is beyond the range of a double", lit)
+	}
+	if !strings.ContainsAny(lit, ".eE") && math.Abs(f) > maxSafeInteger {
+		return fmt.Errorf("integer %s is beyond ±(2^53−1)", lit)
+	}
+	return nil
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}

@@ -1,0 +1,415 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+)
+
+// tuiArmWait outlasts the terminal UI's default 500 ms arming delay, during
+// which it takes no key but Enter, and Enter only for a deny.
+const tuiArmWait = 600 * time.Millisecond
+
+// tuiEnv is the environment of a terminal UI run: a full-screen terminal,
+// and no state or configuration of the user running the tests.
+func tuiEnv(t testing.TB) []string {
+	dir := t.TempDir()
+	return baseEnv("TERM=xterm-256color", "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+}
+
+// startTUI runs askperm's terminal UI on an 80x24 pty; later flags
+// override earlier ones.
+func startTUI(t *testing.T, request string, args ...string) *ptySession {
+	t.Helper()
+	args = append([]string{"--frontend", "tui", "--timeout", "20s"}, args...)
+	return startPTY(t, readFile(t, "requests/"+request), tuiEnv(t), args...)
+}
+
+// tuiDecision waits for askperm to exit with want and returns its decision.
+func tuiDecision(t *testing.T, s *ptySession, want int) map[string]any {
+	t.Helper()
+	r := s.wait()
+	if r.code != want {
+		t.Fatalf("exit %d, want %d; stderr: %s\ntranscript:\n%s", r.code, want, r.stderr, s.text())
+	}
+	return checkDecision(t, r.stdout)
+}
+
+// tuiShown waits until the stage has been drawn n times and for the
+// arming delay, after which its keys count.
+func tuiShown(s *ptySession, text string, n int) {
+	s.t.Helper()
+	s.waitForCount(text, n)
+	time.Sleep(tuiArmWait)
+}
+
+// tuiKey types keys and waits for what they show: the terminal UI handles
+// keys as they come, so the next must not arrive before this one showed.
+func tuiKey(s *ptySession, keys, shows string) {
+	s.t.Helper()
+	n := strings.Count(s.text(), shows)
+	s.send(keys)
+	s.waitForCount(shows, n+1)
+}
+
+// tuiChoose moves the choice list's cursor up from Deny once, where each
+// pass of stage choice starts unless Back brought another choice, to label.
+func tuiChoose(s *ptySession, label string) {
+	s.t.Helper()
+	var offered []string // "Allow for this session" only with session memory
+	for _, c := range []string{"Allow for this session", "Allow once", "Allow always…", "Deny always…", "Deny once"} {
+		if strings.Contains(s.text(), c) {
+			offered = append(offered, c)
+		}
+	}
+	i := slices.Index(offered, label)
+	if i < 0 {
+		s.t.Fatalf("%q is not on offer:\n%s", label, s.text())
+	}
+	n := strings.Count(s.text(), "> "+label)
+	for range len(offered) - 1 - i {
+		tuiKey(s, tuiUp, "> ")
+	}
+	s.waitForCount("> "+label, n+1)
+}
+
+// Keys.
+const (
+	tuiUp    = "\x1b[A"
+	tuiDown  = "\x1b[B"
+	tuiEnter = "\r"
+)
+
+func TestTUIAllowOnce(t *testing.T) {
+	s := startTUI(t, "write-file.json")
+	tuiShown(s, "Your decision", 1)
+	s.waitFor("askperm — an agent asks for permission")
+	s.waitFor("Tool: write_file (from engine:1)")
+	tuiChoose(s, "Allow once")
+	s.send(tuiEnter)
+	d := tuiDecision(t, s, 0)
+	if d["decision"] != "allow" || d["persist"] != "once" || d["cause"] != "user" || d["frontend"] != "tui" ||
+		!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
+		t.Fatalf("want allow once of both grants by the user in the terminal UI; got %v", d)
+	}
+}
+
+func TestTUIDenyOnceWithReason(t *testing.T) {
+	s := startTUI(t, "write-file.json")
+	tuiShown(s, "Your decision", 1)
+	tuiKey(s, tuiEnter, "Denial reason (optional)")
+	tuiKey(s, "not now", "not now")
+	s.send(tuiEnter)
+	d := tuiDecision(t, s, 0)
+	wantDeny(t, d, "user", "tui")
+	if d["message"] != "not now" {
+		t.Fatalf("message = %v, want the typed reason", d["message"])
+	}
+}
+
+func TestTUIAllowAlwaysNarrowed(t *testing.T) {
+	start := time.Now()
+	s := startTUI(t, "write-file.json")
+	tuiShown(s, "Your decision", 1)
+	tuiChoose(s, "Allow always…")
+	s.send(tuiEnter)
+	tuiShown(s, "Rule to save: allow write_file", 1)
+	tuiKey(s, " ", "[ ] fs.write")
+	tuiKey(s, tuiEnter, "┃ Which File [path] the rule covers")
+	tuiKey(s, tuiDown, `> files under /home/a/p/: anything under "/home/a/p/"`)
+	tuiKey(s, tuiEnter, "┃ Workdir")
+	tuiKey(s, tuiDown, "> in any workdir")
+	tuiKey(s, tuiEnter, "┃ Lifetime")
+	tuiKey(s, tuiDown, "> for 15 minutes")
+	tuiKey(s, tuiEnter, "┃ Allow always… with the rule above?")
+	s.waitFor("for 15 minutes")
+	s.send(tuiEnter)
+	d := tuiDecision(t, s, 0)
+	if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "tui" ||
+		!reflect.DeepEqual(d["grants"], []any{"fs.create"}) {
+		t.Fatalf("want allow always of fs.create by the user; got %v", d)
+	}
+	rule, _ := d["rule"].(map[string]any)
+	if !reflect.DeepEqual(rule["scopes"], map[string]any{"path": "/home/a/p/"}) ||
+		rule["workdir_scope"] != "all" || rule["lifetime"] != "900" {
+		t.Fatalf("rule = %v", rule)
+	}
+	expires, _ := rule["expires"].(float64)
+	if lo, hi := float64(start.Unix()), float64(time.Now().Unix()+900+60); expires < lo || expires > hi {
+		t.Fatalf("expires %v, want within [%v, %v]", expires, lo, hi)
+	}
+}
+
+func TestTUIDenyAlways(t *testing.T) {
+	s := startTUI(t, "write-file.json")
+	tuiShown(s, "Your decision", 1)
+	tuiChoose(s, "Deny always…")
+	tuiKey(s, tuiEnter, "Denial reason (optional)")
+	s.send(tuiEnter)
+	s.waitFor("Rule to save: deny write_file")
+	// Enter alone needs no arming for a deny: through every field to Save.
+	tuiKey(s, tuiEnter, "┃ Workdir")
+	tuiKey(s, tuiEnter, "┃ Lifetime")
+	tuiKey(s, tuiEnter, "┃ Deny always… with the rule above?")
+	s.send(tuiEnter)
+	d := tuiDecision(t, s, 0)
+	if d["decision"] != "deny" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "tui" {
+		t.Fatalf("want deny always by the user; got %v", d)
+	}
+	want := map[string]any{"scopes": map[string]any{"path": "/home/a/p/report.md"}, "workdir_scope": "selected", "lifetime": "indefinite"}
+	if !reflect.DeepEqual(d["rule"], want) {
+		t.Fatalf("rule = %v, want %v", d["rule"], want)
+	}
+	if strings.Contains(s.text(), "Grants the rule gives") {
+		t.Errorf("asked about grants for a deny:\n%s", s.text())
+	}
+}
+
+// TestTUIBackAndForward: Back returns to the choice keeping the reason and
+// the scope chosen so far.
+func TestTUIBackAndForward(t *testing.T) {
+	s := startTUI(t, "run-command.json")
+	tuiShown(s, "Your decision", 1)
+	tuiChoose(s, "Deny always…")
+	tuiKey(s, tuiEnter, "Denial reason (optional)")
+	tuiKey(s, "too broad", "too broad")
+	s.send(tuiEnter)
+	tuiShown(s, "Rule to save: deny run_command", 1)
+	s.waitFor(`host: this host: exactly "localhost" (the only scope offered)`)
+	tuiKey(s, tuiDown, "> commands starting with 'go test'")
+	tuiKey(s, tuiEnter, "┃ Lifetime")
+	tuiKey(s, tuiEnter, "┃ Deny always… with the rule above?")
+	tuiKey(s, tuiDown, "> « Back")
+	s.send(tuiEnter)
+
+	tuiShown(s, "Your decision", 2)
+	tuiKey(s, tuiEnter, "too broad")
+	s.send(tuiEnter)
+	tuiShown(s, "Rule to save: deny run_command", 2)
+	tuiKey(s, tuiEnter, "┃ Lifetime")
+	tuiKey(s, tuiEnter, "┃ Deny always… with the rule above?")
+	s.send(tuiEnter)
+	d := tuiDecision(t, s, 0)
+	if d["decision"] != "deny" || d["persist"] != "always" || d["message"] != "too broad" {
+		t.Fatalf("want deny always with the kept reason; got %v", d)
+	}
+	rule, _ := d["rule"].(map[string]any)
+	if !reflect.DeepEqual(rule["scopes"], map[string]any{"command": "go test", "host": "localhost"}) {
+		t.Fatalf("rule = %v, want the scope chosen before going back", rule)
+	}
+}
+
+func TestTUITimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"plain", nil, 0},
+		{"exit status", []string{"--exit-status"}, 124},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startTUI(t, "write-file.json", append([]string{"--timeout", "2s"}, tc.args...)...)
+			s.waitFor("Your decision")
+			wantDeny(t, tuiDecision(t, s, tc.code), "timeout", "tui")
+		})
+	}
+}
+
+// TestTUICancelled: Ctrl-C and Esc (keys in raw mode), SIGINT, SIGTERM and
+// SIGHUP each deny as cancelled, with the terminal restored.
+func TestTUICancelled(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel func(*ptySession)
+		args   []string
+		code   int
+	}{
+		{"ctrl-c", func(s *ptySession) { s.send("\x03") }, nil, 0},
+		{"ctrl-c exit status", func(s *ptySession) { s.send("\x03") }, []string{"--exit-status"}, 130},
+		{"esc", func(s *ptySession) { s.send("\x1b") }, []string{"--exit-status"}, 130},
+		{"SIGINT", func(s *ptySession) { s.signal(syscall.SIGINT) }, []string{"--exit-status"}, 130},
+		{"SIGTERM", func(s *ptySession) { s.signal(syscall.SIGTERM) }, nil, 0},
+		{"SIGHUP", func(s *ptySession) { s.signal(syscall.SIGHUP) }, []string{"--exit-status"}, 130},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startTUI(t, "write-file.json", tc.args...)
+			tuiShown(s, "Your decision", 1)
+			tc.cancel(s)
+			wantDeny(t, tuiDecision(t, s, tc.code), "cancelled", "tui")
+		})
+	}
+}
+
+// TestTUICtrlZIgnored: Ctrl-Z does not suspend an open prompt.
+func TestTUICtrlZIgnored(t *testing.T) {
+	s := startTUI(t, "write-file.json")
+	tuiShown(s, "Your decision", 1)
+	s.send("\x1a")
+	time.Sleep(100 * time.Millisecond)
+	tuiKey(s, tuiEnter, "Denial reason (optional)")
+	s.send(tuiEnter)
+	wantDeny(t, tuiDecision(t, s, 0), "user", "tui")
+}
+
+// TestTUIHangup: the terminal going away (its master side closed) denies
+// as cancelled, on the controlling terminal (which also sends SIGHUP) and
+// on a --tty that is not (which does not).
+func TestTUIHangup(t *testing.T) {
+	t.Run("controlling terminal", func(t *testing.T) {
+		s := startTUI(t, "write-file.json")
+		s.waitFor("Your decision")
+		// A blocking read on the master holds it open until the next
+		// frame; the countdown draws one every second.
+		s.ptm.Close()
+		wantDeny(t, tuiExit(t, s.done, &s.stdout, &s.stderr, 0), "cancelled", "tui")
+	})
+	t.Run("--tty", func(t *testing.T) {
+		ptm, pts, err := pty.Open()
+		if err != nil {
+			t.Skip("no pty:", err)
+		}
+		defer pts.Close()
+		if err := pty.Setsize(ptm, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "--frontend", "tui", "--timeout", "20s", "--tty", pts.Name())
+		cmd.Stdin = strings.NewReader(string(readFile(t, "requests/write-file.json")))
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Env = tuiEnv(t)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		screen := make(chan string, 1)
+		go func() {
+			var out []byte
+			buf := make([]byte, 4096)
+			for {
+				n, err := ptm.Read(buf)
+				out = append(out, buf[:n]...)
+				if err != nil || strings.Contains(ansi.Strip(string(out)), "Your decision") {
+					screen <- string(out)
+					return
+				}
+			}
+		}()
+		select {
+		case <-screen:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no prompt on --tty; stderr: %s", stderr.String())
+		}
+		ptm.Close() // no read pending: closes at once
+		wantDeny(t, tuiExit(t, done, &stdout, &stderr, 0), "cancelled", "tui")
+	})
+}
+
+// tuiExit waits for a run whose terminal is gone (so its settings cannot
+// be compared) and returns its decision.
+func tuiExit(t *testing.T, done <-chan error, stdout, stderr interface{ String() string }, want int) map[string]any {
+	t.Helper()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("askperm hung after the terminal went away; stderr: %s", stderr.String())
+	}
+	if code := exitCode(t, err); code != want {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, want, stderr.String())
+	}
+	return checkDecision(t, stdout.String())
+}
+
+// TestTUITypeahead: keys typed before the prompt appeared, or during the
+// arming delay, never approve.
+func TestTUITypeahead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		early func(*ptySession)
+	}{
+		{"before the prompt", func(s *ptySession) { s.send(tuiUp + tuiUp + tuiUp + tuiEnter + tuiEnter) }},
+		{"during the arming delay", func(s *ptySession) {
+			s.waitFor("Your decision")
+			s.send(tuiUp + tuiUp + tuiUp + tuiEnter + tuiEnter)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startTUI(t, "write-file.json")
+			tc.early(s)
+			tuiShown(s, "Your decision", 1)
+			s.send("\x03") // if still asking
+			d := tuiDecision(t, s, 0)
+			if d["decision"] != "deny" {
+				t.Fatalf("typeahead decided %v", d)
+			}
+		})
+	}
+}
+
+// TestTUIHostile: none of the request's control sequences reaches the
+// terminal, on any page of the request.
+func TestTUIHostile(t *testing.T) {
+	s := startTUI(t, "hostile.json")
+	tuiShown(s, "Your decision", 1)
+	s.waitFor("WARNING: This request contains hidden or reordering characters")
+	s.waitFor(`write_file\r\e[1Als -la`)
+	for range 4 {
+		s.send("\x1b[6~") // PgDn
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.waitFor(`│ - bad\r+ \e[32mhidden\e[0m`)
+	s.send("\x03")
+	wantDeny(t, tuiDecision(t, s, 0), "cancelled", "tui")
+	raw := s.raw()
+	for _, bad := range []string{"\x1b]0;", "\x1b]52", "\x1b]8;;", "\x9b", "\u202e", "fs\x1b[2J", "\x1b[6n", "\x1b[8m", "\r\x1b[1Als", "\x07"} {
+		if strings.Contains(raw, bad) {
+			t.Errorf("the terminal got %q from the request", bad)
+		}
+	}
+}
+
+// tuiCountdown matches the time left shown in the header.
+var tuiCountdown = regexp.MustCompile(`\d+:\d\d left`)
+
+// BenchmarkTUIFirstFrame measures from spawning askperm to the first
+// complete frame: the choice list and the countdown on the terminal.
+func BenchmarkTUIFirstFrame(b *testing.B) {
+	req, err := os.ReadFile("../testdata/requests/write-file.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := tuiEnv(b)
+	for range b.N {
+		s := startPTY(b, req, env, "--frontend", "tui", "--timeout", "20s")
+		for {
+			text := s.text()
+			if strings.Contains(text, "Deny once") && tuiCountdown.MatchString(text) {
+				break
+			}
+			select {
+			case err := <-s.done:
+				b.Fatalf("askperm exited: %v; stderr: %s", err, s.stderr.String())
+			case <-time.After(time.Millisecond):
+			}
+		}
+		b.StopTimer()
+		s.send("\x03")
+		if r := s.wait(); r.code != 0 {
+			b.Fatalf("exit %d; stderr: %s", r.code, r.stderr)
+		}
+		b.StartTimer()
+	}
+}

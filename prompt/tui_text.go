@@ -1,0 +1,108 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/askperm/askperm/form"
+)
+
+// The request pane. bubbletea cuts lines wider than the window without a
+// trace, so everything here is wrapped to the width first. Column 0 belongs
+// to askperm: labels start there, the continuation of a wrapped value is
+// indented, and every line of multi-line request text starts with the
+// gutter, so request text can never pass for a label.
+
+const (
+	hangIndent = "  "
+	tabStop    = 8
+)
+
+// tuiRequestText is the request's summary and details, wrapped to width.
+func tuiRequestText(f *form.Form, width int) string {
+	var lines []string
+	for _, fl := range f.Summary() {
+		if fl.Multiline {
+			lines = append(lines, labelledLines(fl.Label+":", "", width)...)
+			lines = append(lines, gutterLines(fl.Value, width)...)
+			continue
+		}
+		lines = append(lines, labelledLines(fl.Label+":", fl.Value, width)...)
+	}
+	for _, p := range f.Details() {
+		lines = append(lines, labelledLines("Detail:", p.Heading(), width)...)
+		lines = append(lines, gutterLines(p.Text, width)...)
+		if p.Truncated {
+			warning := fmt.Sprintf("WARNING: only the first %d of %d characters are shown.", p.Shown, p.Chars)
+			lines = append(lines, tuiWarn.Render(wrapCells(warning, width)))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// labelled is "label value" with a hanging hangIndent, the label in bold when
+// it fits on the first line.
+func labelledLines(label, value string, width int) []string {
+	text := label
+	if value != "" {
+		text += " " + value
+	}
+	lines := hangingLines(text, width)
+	if rest, ok := strings.CutPrefix(lines[0], label); ok {
+		lines[0] = tuiBold.Render(label) + rest
+	}
+	return lines
+}
+
+// hanging wraps a single-line text to width, indenting every line after
+// the first.
+func hangingLines(text string, width int) []string {
+	lines := strings.Split(wrapCells(text, width-len(hangIndent)), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = hangIndent + lines[i]
+	}
+	return lines
+}
+
+// gutter wraps multi-line request text (tabs and newlines kept as layout)
+// and starts each line with form's gutter.
+func gutterLines(text string, width int) []string {
+	var wrapped []string
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		wrapped = append(wrapped, wrapCells(expandTabsCells(l), width-2))
+	}
+	lines := strings.Split(form.Gutter(strings.Join(wrapped, "\n")), "\n")
+	for i, l := range lines {
+		lines[i] = tuiFaint.Render("│") + strings.TrimPrefix(l, "│")
+	}
+	return lines
+}
+
+// expandTabsCells replaces tabs with spaces up to the next tab stop: a tab sent
+// to the terminal would move the cursor past what bubbletea measured.
+func expandTabsCells(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for s != "" {
+		text, rest, tab := strings.Cut(s, "\t")
+		b.WriteString(text)
+		col += ansi.StringWidth(text)
+		if tab {
+			n := tabStop - col%tabStop
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		}
+		s = rest
+	}
+	return b.String()
+}
+
+// wrap wraps text to width cells, at spaces where it can.
+func wrapCells(text string, width int) string {
+	return ansi.Wrap(text, max(1, width), "")
+}
