@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ func parseTimeout(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		secs, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil {
+		if ferr != nil || math.IsNaN(secs) {
 			return 0, fmt.Errorf("%q is neither a duration (30s, 5m) nor a number of seconds", s)
 		}
 		if secs > (1<<63-1)/float64(time.Second) {
