@@ -14,7 +14,7 @@ go vet ./...
 go test -count=1 -timeout 15m ./...
 
 fuzztime=${FUZZTIME:-10s}
-for target in decision:FuzzParse decision:FuzzCanonical decision:FuzzScopeCovers \
+for target in decision:FuzzParse decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
 	form:FuzzLine form:FuzzBlock form:FuzzLineInjective; do
 	pkg=${target%%:*} name=${target##*:}
 	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 3s "./$pkg"
