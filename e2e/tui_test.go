@@ -381,6 +381,37 @@ func TestTUIHostile(t *testing.T) {
 	}
 }
 
+// TestTUIResize: a terminal too small for the prompt shows only how big it
+// must be and takes no answer; the prompt comes back when it grows.
+func TestTUIResize(t *testing.T) {
+	s := startTUI(t, "write-file.json")
+	tuiShown(s, "Your decision", 1)
+	if err := pty.Setsize(s.ptm, &pty.Winsize{Rows: 10, Cols: 30}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor("terminal too small")
+	s.send(tuiEnter + tuiEnter)
+	time.Sleep(100 * time.Millisecond)
+	if err := pty.Setsize(s.ptm, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitForCount("Your decision", 2)
+	s.send("\x03")
+	wantDeny(t, tuiDecision(t, s, 0), "cancelled", "tui")
+}
+
+// TestTUINoColor: with NO_COLOR the terminal gets no styling at all.
+func TestTUINoColor(t *testing.T) {
+	s := startPTY(t, readFile(t, "requests/write-file.json"), append(tuiEnv(t), "NO_COLOR=1"),
+		"--frontend", "tui", "--timeout", "20s")
+	tuiShown(s, "Your decision", 1)
+	s.send("\x03")
+	wantDeny(t, tuiDecision(t, s, 0), "cancelled", "tui")
+	if sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`).FindString(s.raw()); sgr != "" {
+		t.Fatalf("styled output %q despite NO_COLOR", sgr)
+	}
+}
+
 // tuiCountdown matches the time left shown in the header.
 var tuiCountdown = regexp.MustCompile(`\d+:\d\d left`)
 

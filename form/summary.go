@@ -35,7 +35,7 @@ func (f *Form) Summary() []Field {
 	add("Action", joinNonEmpty(Line(r.Action), dash(r.ActionDescription)))
 	add("Tool hints", annotationWords(r.Annotations))
 	for _, d := range r.Dimensions {
-		fs = append(fs, Field{Label: dimensionLabel(d), Value: Line(d.Value)})
+		fs = append(fs, Field{Label: DimensionLabel(d), Value: Line(d.Value)})
 	}
 	if r.Workdir != nil {
 		add("Workdir", joinNonEmpty(Line(r.Workdir.Value), parens("", r.Workdir.Label)))
@@ -104,7 +104,8 @@ func canonicalArguments(raw []byte) string {
 	return string(raw)
 }
 
-func dimensionLabel(d decision.Dimension) string {
+// DimensionLabel names a dimension safely: "File [path]", or its name.
+func DimensionLabel(d decision.Dimension) string {
 	if d.Label != "" {
 		return Line(d.Label) + " [" + Line(d.Name) + "]"
 	}
@@ -219,7 +220,7 @@ func (f *Form) RuleSummary(a Answer) string {
 		match := a.Scopes[d.Name]
 		for _, s := range d.Scopes {
 			if s.Match == match {
-				parts = append(parts, "with "+dimensionLabel(d)+" "+ScopeText(s))
+				parts = append(parts, "with "+DimensionLabel(d)+" "+ScopeText(s))
 			}
 		}
 	}

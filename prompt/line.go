@@ -78,7 +78,8 @@ func (l lineFrontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error
 
 // pollable returns a duplicate of tty that the runtime poller serves, so
 // that closing it ends a pending read. O_NONBLOCK lands on the open file
-// description openTTY created, which nobody else holds.
+// description openTTY created, which nobody else holds. os.NewFile keeps a
+// descriptor it got non-blocking so even through Fd, which flushInput calls.
 func pollable(tty *os.File) (*os.File, error) {
 	defer tty.Close()
 	fd, err := unix.FcntlInt(tty.Fd(), unix.F_DUPFD_CLOEXEC, 0)
@@ -234,7 +235,7 @@ func (p *linePrompt) AskRule(ctx context.Context, f *form.Form, a *form.Answer) 
 				cur = j
 			}
 		}
-		j, back, err := p.pickOne(ctx, "Which values of "+lineDimensionLabel(d.Name, d.Label)+" the rule covers:", "Scope", opts, cur)
+		j, back, err := p.pickOne(ctx, "Which values of "+form.DimensionLabel(d)+" the rule covers:", "Scope", opts, cur)
 		if back || err != nil {
 			return back, err
 		}
@@ -340,15 +341,6 @@ func listItem(i int, marked bool, text string) string {
 	return fmt.Sprintf("  %d. %s %s\n", i+1, mark, text)
 }
 
-// lineDimensionLabel names a dimension as the form's summary does (a copy:
-// form does not export its own).
-func lineDimensionLabel(name, label string) string {
-	if label == "" {
-		return form.Line(name)
-	}
-	return form.Line(label) + " [" + form.Line(name) + "]"
-}
-
 // question asks q until accept takes the line (returns no problem), "b"
 // goes back, or maxInvalid problems in a row go back too.
 func (p *linePrompt) question(ctx context.Context, q string, accept func(line string) (problem string)) (back bool, err error) {
@@ -376,29 +368,6 @@ func (p *linePrompt) question(ctx context.Context, q string, accept func(line st
 // nothing but newlines reaches the terminal as a control character.
 func (p *linePrompt) say(s string) {
 	if p.err == nil {
-		_, p.err = io.WriteString(p.out, lineExpandTabs(s))
+		_, p.err = io.WriteString(p.out, expandTabs(s))
 	}
-}
-
-func lineExpandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		switch r {
-		case '\t':
-			n := 8 - col%8
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-		case '\n':
-			b.WriteRune(r)
-			col = 0
-		default:
-			b.WriteRune(r)
-			col++
-		}
-	}
-	return b.String()
 }

@@ -18,17 +18,18 @@ import (
 	"github.com/askperm/askperm/form"
 )
 
-// step is what one read of a canonical-mode terminal returns, after a pause.
-type step struct {
+// lineStep is what one read of a canonical-mode terminal returns, after a
+// pause.
+type lineStep struct {
 	after time.Duration
 	text  string
 }
 
-// terminal replays steps, one a Read (a longer one over several, as a
+// lineTerminal replays steps, one a Read (a longer one over several, as a
 // terminal does), then reports EOF (Ctrl-D).
-type terminal struct{ steps []step }
+type lineTerminal struct{ steps []lineStep }
 
-func (t *terminal) Read(b []byte) (int, error) {
+func (t *lineTerminal) Read(b []byte) (int, error) {
 	if len(t.steps) == 0 {
 		return 0, io.EOF
 	}
@@ -41,22 +42,20 @@ func (t *terminal) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// typed is a person typing each line, then Enter.
-func typed(lines ...string) *terminal {
-	t := &terminal{}
+// lineTyped is a person typing each line, then Enter.
+func lineTyped(lines ...string) *lineTerminal {
+	t := &lineTerminal{}
 	for _, l := range lines {
-		t.steps = append(t.steps, step{text: l + "\n"})
+		t.steps = append(t.steps, lineStep{text: l + "\n"})
 	}
 	return t
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // lineReq is a request with two grants, a dimension of three scopes, one of
 // a sole scope, a workdir and a detail holding a tab.
 func lineReq() *decision.Request {
 	return &decision.Request{
-		ID:     ptr("r1"),
+		ID:     new("r1"),
 		Tool:   "write_file",
 		Action: "write",
 		Reason: "save\tthe report",
@@ -76,9 +75,9 @@ func lineReq() *decision.Request {
 	}
 }
 
-// drive runs the line prompt's dialogue on r and returns the answer, the
+// lineDrive runs the line prompt's dialogue on r and returns the answer, the
 // transcript and the error.
-func drive(t *testing.T, f *form.Form, arm time.Duration, r io.Reader) (form.Answer, string, error) {
+func lineDrive(t *testing.T, f *form.Form, arm time.Duration, r io.Reader) (form.Answer, string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	p := newLinePrompt(r, &out, arm)
@@ -97,32 +96,32 @@ func TestLineAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		session bool
-		in      *terminal
+		in      *lineTerminal
 		want    form.Answer
 		shown   []string // in the transcript, in this order
 	}{
-		{"allow once", false, typed("y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
+		{"allow once", false, lineTyped("y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
 			[]string{"Tool: write_file", "  y  Allow once", "  n  Deny once", "Answer [y/a/d/n/m/?]: ", "Answered: Allow once."}},
-		{"keys are not case-sensitive", false, typed(" Y "), with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
-		{"allow for this session", true, typed("s"), with(func(a *form.Answer) { a.Choice = form.AllowSession }),
+		{"keys are not case-sensitive", false, lineTyped(" Y "), with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
+		{"allow for this session", true, lineTyped("s"), with(func(a *form.Answer) { a.Choice = form.AllowSession }),
 			[]string{"  s  Allow for this session", "Answer [s/y/a/d/n/m/?]: "}},
-		{"Enter alone denies once", false, typed(""), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
+		{"Enter alone denies once", false, lineTyped(""), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
 			[]string{"Enter alone: Deny once.", "Answered: Deny once."}},
-		{"deny once with a reason", false, typed("m", "not now", "n"),
+		{"deny once with a reason", false, lineTyped("m", "not now", "n"),
 			with(func(a *form.Answer) { a.Choice, a.Message = form.DenyOnce, "not now" }),
 			[]string{"Denial reason (Enter alone clears it): ", "Denial reason: not now\n", "Answer ["}},
-		{"a reason is cleared by Enter alone", false, typed("m", "no", "m", "", "n"),
+		{"a reason is cleared by Enter alone", false, lineTyped("m", "no", "m", "", "n"),
 			with(func(a *form.Answer) { a.Choice = form.DenyOnce }), []string{"Denial reason cleared."}},
-		{"? shows the request and the reason again", false, typed("m", "no", "?", "n"),
+		{"? shows the request and the reason again", false, lineTyped("m", "no", "?", "n"),
 			with(func(a *form.Answer) { a.Choice, a.Message = form.DenyOnce, "no" }),
 			[]string{"An agent asks", "An agent asks", "Denial reason: no\n"}},
-		{"unknown input asks again", false, typed("yes", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
+		{"unknown input asks again", false, lineTyped("yes", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
 			[]string{"Type one of the keys listed"}},
-		{"three unknown answers deny once", false, typed("x", "yes", "allow", "y"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
+		{"three unknown answers deny once", false, lineTyped("x", "yes", "allow", "y"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
 			[]string{"Type one of the keys listed", "Type one of the keys listed", "no valid answer; denying once."}},
-		{"a line completed after Ctrl-D", false, &terminal{steps: []step{{text: "y"}, {text: "\n"}}},
+		{"a line completed after Ctrl-D", false, &lineTerminal{steps: []lineStep{{text: "y"}, {text: "\n"}}},
 			with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
-		{"allow always, narrowed", false, typed("a", "2", "2", "2", "2", "save"),
+		{"allow always, narrowed", false, lineTyped("a", "2", "2", "2", "2", "save"),
 			with(func(a *form.Answer) {
 				a.Choice, a.Grants, a.WorkdirScope, a.Lifetime = form.AllowAlways, []string{"fs.create"}, form.WorkdirAll, "900"
 				a.Scopes["path"] = "/home/a/p/"
@@ -133,29 +132,29 @@ func TestLineAnswers(t *testing.T) {
 				"  1. [x] until removed\n  2. [ ] for 15 minutes\n  3. [ ] for 16 hours\n", "Lifetime [1-3]: ",
 				`Rule: allow write_file, with File [path] anything under "/home/a/p/", with host exactly "h", in any workdir, granting fs.create, for 15 minutes`,
 				"Save this rule? ", "Answered: Allow always."}},
-		{"allow always, defaults", false, typed("a", "", "", "", "", "SAVE"), with(func(a *form.Answer) { a.Choice = form.AllowAlways }), nil},
-		{"grants by commas, repeated", false, typed("a", "2,1 2", "", "", "", "save"),
+		{"allow always, defaults", false, lineTyped("a", "", "", "", "", "SAVE"), with(func(a *form.Answer) { a.Choice = form.AllowAlways }), nil},
+		{"grants by commas, repeated", false, lineTyped("a", "2,1 2", "", "", "", "save"),
 			with(func(a *form.Answer) { a.Choice, a.Grants = form.AllowAlways, []string{"fs.write", "fs.create"} }), nil},
-		{"deny always asks no grants", false, typed("d", "3", "", "3", "save"),
+		{"deny always asks no grants", false, lineTyped("d", "3", "", "3", "save"),
 			with(func(a *form.Answer) { a.Choice, a.Lifetime, a.Scopes["path"] = form.DenyAlways, "57600", "*" }),
 			[]string{"Deny always…: the rule to save.", "Scope [1-3]: ", `Rule: deny write_file, with File [path] any value, with host exactly "h", in workdir "/home/a/p", for 16 hours`}},
-		{"invalid numbers ask again", false, typed("a", "0", "1 x", "2", "4", "3", "", "", "save"),
+		{"invalid numbers ask again", false, lineTyped("a", "0", "1 x", "2", "4", "3", "", "", "save"),
 			with(func(a *form.Answer) {
 				a.Choice, a.Grants, a.Scopes["path"] = form.AllowAlways, []string{"fs.create"}, "*"
 			}),
 			[]string{"Type numbers from 1 to 2 separated by spaces", "Type numbers from 1 to 2", "Type one number from 1 to 3"}},
-		{"three invalid numbers go back", false, typed("a", "0", "0", "0", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
+		{"three invalid numbers go back", false, lineTyped("a", "0", "0", "0", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
 			[]string{"no valid answer; back to the choice.", "An agent asks"}},
-		{"back keeps the reason and the rule answers", false, typed("m", "why", "a", "", "3", "b", "d", "", "", "", "save"),
+		{"back keeps the reason and the rule answers", false, lineTyped("m", "why", "a", "", "3", "b", "d", "", "", "", "save"),
 			with(func(a *form.Answer) { a.Choice, a.Message, a.Scopes["path"] = form.DenyAlways, "why", "*" }),
 			[]string{"Scope [1-3]: ", "Workdir [1-2]: ", "Denial reason: why", "  3. [x] any file: any value"}},
-		{"Enter alone at save goes back", false, typed("a", "", "", "", "", "", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
+		{"Enter alone at save goes back", false, lineTyped("a", "", "", "", "", "", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
 			[]string{"Save this rule? ", "An agent asks"}},
-		{"b goes back from any rule question", false, typed("a", "b", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
+		{"b goes back from any rule question", false, lineTyped("a", "b", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := form.New(lineReq(), form.Options{SessionMemory: tc.session})
-			a, out, err := drive(t, f, 0, tc.in)
+			a, out, err := lineDrive(t, f, 0, tc.in)
 			if err != nil {
 				t.Fatalf("error %v; transcript:\n%s", err, out)
 			}
@@ -179,8 +178,8 @@ func TestLineAnswers(t *testing.T) {
 
 func TestLineOnlyOfferedKeys(t *testing.T) {
 	req := lineReq()
-	req.Persistent = ptr(false)
-	a, out, err := drive(t, form.New(req, form.Options{}), 0, typed("a", "d", "s", "y"))
+	req.Persistent = new(false)
+	a, out, err := lineDrive(t, form.New(req, form.Options{}), 0, lineTyped("a", "d", "s", "y"))
 	if err != nil || a.Choice != form.DenyOnce {
 		t.Fatalf("got %v, %v; want deny once after three keys not offered; transcript:\n%s", a.Choice, err, out)
 	}
@@ -191,7 +190,7 @@ func TestLineOnlyOfferedKeys(t *testing.T) {
 
 func TestLineReasonTooLong(t *testing.T) {
 	long := strings.Repeat("x", form.MaxMessageBytes+1)
-	a, out, err := drive(t, form.New(lineReq(), form.Options{}), 0, typed("m", long, "n"))
+	a, out, err := lineDrive(t, form.New(lineReq(), form.Options{}), 0, lineTyped("m", long, "n"))
 	if err != nil || a.Message != "" {
 		t.Fatalf("got message of %d bytes, %v; want none kept", len(a.Message), err)
 	}
@@ -207,13 +206,13 @@ func TestLineCancelled(t *testing.T) {
 		name string
 		r    io.Reader
 	}{
-		{"EOF at the choice", typed()},
-		{"EOF in the rule stage", typed("a", "2")},
-		{"EOF after a partial line", &terminal{steps: []step{{text: "y"}}}},
-		{"read error", errReader{}},
+		{"EOF at the choice", lineTyped()},
+		{"EOF in the rule stage", lineTyped("a", "2")},
+		{"EOF after a partial line", &lineTerminal{steps: []lineStep{{text: "y"}}}},
+		{"read error", lineErrReader{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, out, err := drive(t, form.New(lineReq(), form.Options{}), 0, tc.r)
+			_, out, err := lineDrive(t, form.New(lineReq(), form.Options{}), 0, tc.r)
 			if !errors.Is(err, ErrCancelled) {
 				t.Fatalf("err = %v, want ErrCancelled", err)
 			}
@@ -222,19 +221,19 @@ func TestLineCancelled(t *testing.T) {
 			}
 		})
 	}
-	_, err := newLinePrompt(typed("y"), errWriter{}, 0).run(context.Background(), form.New(lineReq(), form.Options{}))
+	_, err := newLinePrompt(lineTyped("y"), lineErrWriter{}, 0).run(context.Background(), form.New(lineReq(), form.Options{}))
 	if !errors.Is(err, ErrCancelled) {
 		t.Errorf("write error: err = %v, want ErrCancelled", err)
 	}
 }
 
-type errReader struct{}
+type lineErrReader struct{}
 
-func (errReader) Read([]byte) (int, error) { return 0, errors.New("input/output error") }
+func (lineErrReader) Read([]byte) (int, error) { return 0, errors.New("input/output error") }
 
-type errWriter struct{}
+type lineErrWriter struct{}
 
-func (errWriter) Write([]byte) (int, error) { return 0, errors.New("input/output error") }
+func (lineErrWriter) Write([]byte) (int, error) { return 0, errors.New("input/output error") }
 
 // TestLineContextEnds: a read that never returns is interrupted by the
 // context, and the prompt says why it ended.
@@ -282,22 +281,22 @@ func TestLineTypeaheadNeverDecides(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		arm     time.Duration
-		steps   []step
+		steps   []lineStep
 		pending []bool // what linesWaiting says after each read
 		notice  string
 	}{
-		{"two lines in one read", 0, []step{{text: "y\ny\n"}, {text: "n\n"}}, nil, "ignored input that arrived all at once"},
-		{"a line and the start of another", 0, []step{{text: "y\nn"}, {text: "n\n"}}, nil, "ignored input that arrived all at once"},
-		{"more lines waiting in the terminal", 0, []step{{text: "y\n"}, {text: "n\n"}}, []bool{true},
+		{"two lines in one read", 0, []lineStep{{text: "y\ny\n"}, {text: "n\n"}}, nil, "ignored input that arrived all at once"},
+		{"a line and the start of another", 0, []lineStep{{text: "y\nn"}, {text: "n\n"}}, nil, "ignored input that arrived all at once"},
+		{"more lines waiting in the terminal", 0, []lineStep{{text: "y\n"}, {text: "n\n"}}, []bool{true},
 			"ignored input that arrived all at once"},
-		{"a line before the arming delay", arm, []step{{text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
+		{"a line before the arming delay", arm, []lineStep{{text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
 			"ignored what was typed before the question was ready"},
-		{"lines before and right after showing again", arm, []step{{text: "y\n"}, {after: arm + arm/2, text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
+		{"lines before and right after showing again", arm, []lineStep{{text: "y\n"}, {after: arm + arm/2, text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
 			"ignored what was typed before the question was ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			p := newLinePrompt(&terminal{steps: tc.steps}, &out, tc.arm)
+			p := newLinePrompt(&lineTerminal{steps: tc.steps}, &out, tc.arm)
 			reads := 0
 			p.in.pending = func() bool {
 				reads++
@@ -317,7 +316,7 @@ func TestLineTypeaheadNeverDecides(t *testing.T) {
 // TestLineFlushes: typeahead is discarded each time a question is shown,
 // and again when the arming delay ends.
 func TestLineFlushes(t *testing.T) {
-	slow := &terminal{steps: []step{{after: 100 * time.Millisecond, text: "m\n"}, {after: 100 * time.Millisecond, text: "no\n"}, {after: 100 * time.Millisecond, text: "n\n"}}}
+	slow := &lineTerminal{steps: []lineStep{{after: 100 * time.Millisecond, text: "m\n"}, {after: 100 * time.Millisecond, text: "no\n"}, {after: 100 * time.Millisecond, text: "n\n"}}}
 	p := newLinePrompt(slow, io.Discard, time.Millisecond)
 	flushes := 0
 	p.flush = func() error { flushes++; return nil }
@@ -327,7 +326,7 @@ func TestLineFlushes(t *testing.T) {
 	if flushes != 6 {
 		t.Errorf("flushed %d times, want 6: when each of 3 questions is shown and when its delay ends", flushes)
 	}
-	p = newLinePrompt(typed("y"), io.Discard, 0)
+	p = newLinePrompt(lineTyped("y"), io.Discard, 0)
 	p.flush = func() error { return errors.New("input/output error") }
 	if _, err := p.run(context.Background(), form.New(lineReq(), form.Options{})); !errors.Is(err, ErrCancelled) {
 		t.Errorf("a failed flush gave %v, want ErrCancelled", err)
@@ -341,7 +340,7 @@ func TestLineOutputPlain(t *testing.T) {
 	req.Tool = "write_file\r\x1b[1Als -la"
 	req.Reason = "line one\r\x1b[2Kall fine\n\u009b31mred\u202eexe"
 	req.Details = []decision.Detail{{Label: "diff\x1b[6n", Text: "+ good\n- bad\r\t\x1b[32mhidden\n"}}
-	_, out, err := drive(t, form.New(req, form.Options{}), 0, typed("?", "a", "", "", "", "", "save"))
+	_, out, err := lineDrive(t, form.New(req, form.Options{}), 0, lineTyped("?", "a", "", "", "", "", "save"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,8 +362,8 @@ func TestLineExpandTabs(t *testing.T) {
 		"ab\n\tc":     "ab\n        c",
 		"│ \tx":       "│       x",
 	} {
-		if got := lineExpandTabs(in); got != want {
-			t.Errorf("lineExpandTabs(%q) = %q, want %q", in, got, want)
+		if got := expandTabs(in); got != want {
+			t.Errorf("expandTabs(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

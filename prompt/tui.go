@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 	"time"
@@ -88,7 +87,7 @@ func (t *tuiSession) AskRule(ctx context.Context, f *form.Form, a *form.Answer) 
 	return r.back(), nil
 }
 
-// run shows one stage until it completes, and turns every other tuiEnd into
+// run shows one stage until it completes, and turns every other ending into
 // an error: ctx's error when ctx ended, ErrCancelled when the person
 // dismissed it or the terminal went away, another error for a panic. The
 // terminal is restored before it returns, whatever happened.
@@ -136,7 +135,7 @@ func (t *tuiSession) run(ctx context.Context, f *form.Form, st tuiStage) (err er
 		return ctx.Err()
 	case errors.Is(runErr, tea.ErrProgramPanic):
 		return fmt.Errorf("terminal UI: %w", runErr)
-	case s.end == tuiHungUp || errors.Is(runErr, syscall.EIO) || errors.Is(runErr, io.EOF):
+	case s.end == tuiHungUp || errors.Is(runErr, syscall.EIO):
 		return fmt.Errorf("the terminal hung up: %w", ErrCancelled)
 	case runErr != nil:
 		return fmt.Errorf("terminal UI: %w", runErr)

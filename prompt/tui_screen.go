@@ -182,7 +182,7 @@ func (s *tuiScreen) layout() tea.Cmd {
 		s.pane.SetContent(tuiRequestText(s.req, s.width))
 		s.paneWidth = s.width
 	}
-	fixed := lipgloss.Height(s.header()) + 1 + lipgloss.Height(s.status())
+	fixed := lipgloss.Height(s.header()) + 1 /* the pane's rule */ + lipgloss.Height(s.status())
 	if note := s.note(); note != "" {
 		fixed += lipgloss.Height(note)
 	}
@@ -295,8 +295,8 @@ func (s *tuiScreen) smallView() string {
 	return fitView(wrapCells(msg, max(1, s.width)), s.width, s.height)
 }
 
-// fit cuts a view to the window as a last resort: bubbletea would drop the
-// top lines (askperm's header) of a view taller than the window.
+// fitView cuts a view to the window as a last resort: bubbletea would
+// drop the top lines (askperm's header) of a view taller than the window.
 func fitView(view string, width, height int) string {
 	lines := strings.Split(view, "\n")
 	if len(lines) > height {

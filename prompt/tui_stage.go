@@ -6,11 +6,10 @@ import (
 
 	"github.com/charmbracelet/huh"
 
-	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 )
 
-// stage is what one stage of the form puts in the frame: its huh form, the
+// tuiStage is what one stage of the form puts in the frame: its huh form, the
 // gate its validators consult, and askperm's own lines to show above it.
 type tuiStage struct {
 	form *huh.Form
@@ -119,7 +118,7 @@ func newTUIRule(f *form.Form, a *form.Answer) *tuiRule {
 			opts = append(opts, huh.NewOption(form.ScopeOption(s), s.Match))
 		}
 		fields = append(fields, huh.NewSelect[string]().
-			Title("Which "+tuiDimensionLabel(d)+" the rule covers").
+			Title("Which "+form.DimensionLabel(d)+" the rule covers").
 			Options(opts...).
 			Value(&r.scopes[i]))
 	}
@@ -178,16 +177,8 @@ func (r *tuiRule) lines() []string {
 	ls := []string{"Rule to save: " + r.f.RuleSummary(r.answer())}
 	for _, d := range r.f.Req.Dimensions {
 		if len(d.Scopes) == 1 {
-			ls = append(ls, tuiDimensionLabel(d)+": "+form.ScopeOption(d.Scopes[0])+" (the only scope offered)")
+			ls = append(ls, form.DimensionLabel(d)+": "+form.ScopeOption(d.Scopes[0])+" (the only scope offered)")
 		}
 	}
 	return ls
-}
-
-// tuiDimensionLabel names a dimension as the summary does: "File [path]".
-func tuiDimensionLabel(d decision.Dimension) string {
-	if d.Label != "" {
-		return form.Line(d.Label) + " [" + form.Line(d.Name) + "]"
-	}
-	return form.Line(d.Name)
 }

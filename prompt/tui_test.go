@@ -15,6 +15,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
@@ -527,20 +528,17 @@ func TestTUIUnavailable(t *testing.T) {
 	}
 }
 
-// tuiPTY runs the frontend on a fresh pseudo-terminal that is not the
-// test's controlling terminal.
+// tuiPTY is a fresh pseudo-terminal that is not the test's controlling
+// terminal, for running the frontend on.
 type tuiPTY struct {
 	t        *testing.T
 	ptm, pts *os.File
 	before   *unix.Termios
 	mu       sync.Mutex
 	out      bytes.Buffer
-	done     chan struct{}
-	answer   form.Answer
-	err      error
 }
 
-func startTUIPTY(t *testing.T, ctx context.Context, f *form.Form, env map[string]string) *tuiPTY {
+func newTUIPTY(t *testing.T) *tuiPTY {
 	t.Helper()
 	ptm, pts, err := pty.Open()
 	if err != nil {
@@ -555,7 +553,7 @@ func startTUIPTY(t *testing.T, ctx context.Context, f *form.Form, env map[string
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &tuiPTY{t: t, ptm: ptm, pts: pts, before: before, done: make(chan struct{})}
+	p := &tuiPTY{t: t, ptm: ptm, pts: pts, before: before}
 	go func() {
 		buf := make([]byte, 4096)
 		for {
@@ -568,16 +566,11 @@ func startTUIPTY(t *testing.T, ctx context.Context, f *form.Form, env map[string
 			}
 		}
 	}()
-	fe := newTUI(Options{TTY: pts.Name(), ArmDelay: 50 * time.Millisecond, Getenv: func(k string) string { return env[k] }})
-	go func() {
-		defer close(p.done)
-		p.answer, p.err = fe.Ask(ctx, f)
-	}()
 	return p
 }
 
-// nonblockingPTM returns ptm in non-blocking mode, so that closing it ends a
-// pending Read and hangs the terminal up at once (a blocking Read would
+// nonblockingPTM returns ptm in non-blocking mode, so that closing it ends
+// a pending Read and hangs the terminal up at once (a blocking Read would
 // keep the descriptor open until something is written).
 func nonblockingPTM(t *testing.T, ptm *os.File) *os.File {
 	t.Helper()
@@ -590,6 +583,22 @@ func nonblockingPTM(t *testing.T, ptm *os.File) *os.File {
 		t.Fatal(err)
 	}
 	return os.NewFile(uintptr(fd), "ptmx")
+}
+
+type tuiResult struct {
+	a   form.Answer
+	err error
+}
+
+// ask runs the frontend on the pty, with env as its environment.
+func (p *tuiPTY) ask(ctx context.Context, f *form.Form, env map[string]string) <-chan tuiResult {
+	fe := newTUI(Options{TTY: p.pts.Name(), ArmDelay: 50 * time.Millisecond, Getenv: func(k string) string { return env[k] }})
+	done := make(chan tuiResult, 1)
+	go func() {
+		a, err := fe.Ask(ctx, f)
+		done <- tuiResult{a, err}
+	}()
+	return done
 }
 
 func (p *tuiPTY) waitFor(text string) {
@@ -607,24 +616,27 @@ func (p *tuiPTY) waitFor(text string) {
 	}
 }
 
-// result waits for Ask and checks that the terminal is as it was.
-func (p *tuiPTY) result(checkTermios bool) (form.Answer, error) {
+func (p *tuiPTY) result(done <-chan tuiResult) tuiResult {
 	p.t.Helper()
 	select {
-	case <-p.done:
+	case r := <-done:
+		return r
 	case <-time.After(10 * time.Second):
 		p.t.Fatal("Ask hung")
+		return tuiResult{}
 	}
-	if checkTermios {
-		after, err := unix.IoctlGetTermios(int(p.pts.Fd()), unix.TCGETS)
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		if !reflect.DeepEqual(p.before, after) {
-			p.t.Fatalf("terminal settings changed:\n%+v\n%+v", p.before, after)
-		}
+}
+
+// restored asserts that the terminal's settings are as they were.
+func (p *tuiPTY) restored() {
+	p.t.Helper()
+	after, err := unix.IoctlGetTermios(int(p.pts.Fd()), unix.TCGETS)
+	if err != nil {
+		p.t.Fatal(err)
 	}
-	return p.answer, p.err
+	if !reflect.DeepEqual(p.before, after) {
+		p.t.Fatalf("terminal settings changed:\n%+v\n%+v", p.before, after)
+	}
 }
 
 func TestTUIOnPTY(t *testing.T) {
@@ -632,7 +644,8 @@ func TestTUIOnPTY(t *testing.T) {
 	f := form.New(tuiWriteFile(), form.Options{})
 
 	t.Run("allow always", func(t *testing.T) {
-		p := startTUIPTY(t, context.Background(), f, env)
+		p := newTUIPTY(t)
+		done := p.ask(context.Background(), f, env)
 		p.waitFor("Deny once")
 		time.Sleep(100 * time.Millisecond) // the arming delay
 		p.ptm.WriteString("\x1b[A\x1b[A")
@@ -644,10 +657,11 @@ func TestTUIOnPTY(t *testing.T) {
 			p.ptm.WriteString("\r")
 			time.Sleep(20 * time.Millisecond)
 		}
-		a, err := p.result(true)
-		if err != nil || a.Choice != form.AllowAlways || !slices.Equal(a.Grants, []string{"fs.write", "fs.create"}) {
-			t.Fatalf("answer %+v, %v", a, err)
+		r := p.result(done)
+		if r.err != nil || r.a.Choice != form.AllowAlways || !slices.Equal(r.a.Grants, []string{"fs.write", "fs.create"}) {
+			t.Fatalf("answer %+v, %v", r.a, r.err)
 		}
+		p.restored()
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if sgr.MatchString(p.out.String()) {
@@ -656,21 +670,64 @@ func TestTUIOnPTY(t *testing.T) {
 	})
 
 	t.Run("hang-up", func(t *testing.T) {
-		p := startTUIPTY(t, context.Background(), f, env)
+		p := newTUIPTY(t)
+		done := p.ask(context.Background(), f, env)
 		p.waitFor("Deny once")
 		p.ptm.Close()
-		if _, err := p.result(false); !errors.Is(err, ErrCancelled) {
-			t.Fatalf("%v, want cancelled", err)
+		if r := p.result(done); !errors.Is(r.err, ErrCancelled) {
+			t.Fatalf("%v, want cancelled", r.err)
 		}
 	})
 
 	t.Run("context ends", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		p := startTUIPTY(t, ctx, f, env)
+		p := newTUIPTY(t)
+		done := p.ask(ctx, f, env)
 		p.waitFor("0:03 left")
-		if _, err := p.result(true); !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("%v, want the context's error", err)
+		if r := p.result(done); !errors.Is(r.err, context.DeadlineExceeded) {
+			t.Fatalf("%v, want the context's error", r.err)
 		}
+		p.restored()
 	})
+}
+
+// A panic inside the UI is an internal error, not a dismissal, and the
+// terminal is restored all the same.
+func TestTUIPanicIsAnError(t *testing.T) {
+	f := form.New(tuiWriteFile(), form.Options{})
+	st := tuiStage{gate: &armGate{}, form: newHuhForm(huh.NewGroup(huh.NewSelect[string]().
+		Options(huh.NewOption("boom", "boom")).
+		Validate(func(string) error { panic("validator") })))}
+	p := newTUIPTY(t)
+	tty, err := openTTY(p.pts.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	done := make(chan tuiResult, 1)
+	go func() { done <- tuiResult{err: (&tuiSession{tty: tty}).run(context.Background(), f, st)} }()
+	p.waitFor("boom")
+	p.ptm.WriteString("\r")
+	if r := p.result(done); r.err == nil || errors.Is(r.err, ErrCancelled) || !strings.Contains(r.err.Error(), "panic") {
+		t.Fatalf("%v, want an internal error", r.err)
+	}
+	p.restored()
+}
+
+func TestTUIRequestTextTruncated(t *testing.T) {
+	req := tuiWriteFile()
+	req.Details[0].Text = strings.Repeat("x", form.PreviewChars+10)
+	f := form.New(req, form.Options{})
+	text := ansi.Strip(tuiRequestText(f, 200))
+	for _, want := range []string{"showing 65536 of 65546 characters", "WARNING: only the first 65536 of 65546 characters are shown."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in the pane", want)
+		}
+	}
+	for _, l := range strings.Split(ansi.Strip(tuiRequestText(f, 80)), "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Fatalf("line of %d cells: %q", ansi.StringWidth(l), l)
+		}
+	}
 }

@@ -15,10 +15,7 @@ import (
 // indented, and every line of multi-line request text starts with the
 // gutter, so request text can never pass for a label.
 
-const (
-	hangIndent = "  "
-	tabStop    = 8
-)
+const hangIndent = "  "
 
 // tuiRequestText is the request's summary and details, wrapped to width.
 func tuiRequestText(f *form.Form, width int) string {
@@ -42,8 +39,8 @@ func tuiRequestText(f *form.Form, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// labelled is "label value" with a hanging hangIndent, the label in bold when
-// it fits on the first line.
+// labelledLines is "label value" with a hanging indent, the label in
+// bold when it fits on the first line.
 func labelledLines(label, value string, width int) []string {
 	text := label
 	if value != "" {
@@ -56,7 +53,7 @@ func labelledLines(label, value string, width int) []string {
 	return lines
 }
 
-// hanging wraps a single-line text to width, indenting every line after
+// hangingLines wraps a single-line text to width, indenting every line after
 // the first.
 func hangingLines(text string, width int) []string {
 	lines := strings.Split(wrapCells(text, width-len(hangIndent)), "\n")
@@ -66,12 +63,12 @@ func hangingLines(text string, width int) []string {
 	return lines
 }
 
-// gutter wraps multi-line request text (tabs and newlines kept as layout)
+// gutterLines wraps multi-line request text (tabs and newlines kept as layout)
 // and starts each line with form's gutter.
 func gutterLines(text string, width int) []string {
 	var wrapped []string
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		wrapped = append(wrapped, wrapCells(expandTabsCells(l), width-2))
+		wrapped = append(wrapped, wrapCells(expandTabs(l), width-2))
 	}
 	lines := strings.Split(form.Gutter(strings.Join(wrapped, "\n")), "\n")
 	for i, l := range lines {
@@ -80,29 +77,7 @@ func gutterLines(text string, width int) []string {
 	return lines
 }
 
-// expandTabsCells replaces tabs with spaces up to the next tab stop: a tab sent
-// to the terminal would move the cursor past what bubbletea measured.
-func expandTabsCells(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for s != "" {
-		text, rest, tab := strings.Cut(s, "\t")
-		b.WriteString(text)
-		col += ansi.StringWidth(text)
-		if tab {
-			n := tabStop - col%tabStop
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-		}
-		s = rest
-	}
-	return b.String()
-}
-
-// wrap wraps text to width cells, at spaces where it can.
+// wrapCells wraps text to width cells, at spaces where it can.
 func wrapCells(text string, width int) string {
 	return ansi.Wrap(text, max(1, width), "")
 }
