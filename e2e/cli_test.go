@@ -262,3 +262,59 @@ func readFileAt(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestConfigFile: config.toml under XDG_CONFIG_HOME sets the defaults,
+// flags win over it, and an unsafe or invalid one is a usage error.
+func TestConfigFile(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "askperm")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	env := baseEnv("XDG_CONFIG_HOME=" + home)
+	write := func(text string, mode os.FileMode) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(cfg, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := readFile(t, "requests/minimal.json")
+
+	write("frontends = [\"none\"]\ntimeout = \"1s\"\narm_delay = \"0s\"\n", 0o600)
+	r := runPipe(t, req, env)
+	if d := checkDecision(t, r.stdout); r.code != 0 || d["cause"] != "unavailable" {
+		t.Errorf("config frontends: exit %d, %v", r.code, d)
+	}
+	r = runPipe(t, []byte(`{"action":"x","timeout":30}`), env, "--frontend", "none")
+	if d := checkDecision(t, r.stdout); d["cause"] != "unavailable" {
+		t.Errorf("flag over config: %v", d)
+	}
+	if r := runPipe(t, req, env, "--frontend", "tui,kdialog"); r.code != 64 {
+		t.Errorf("flag beside config: exit %d", r.code)
+	}
+
+	for _, tc := range []struct {
+		text string
+		mode os.FileMode
+		want string
+	}{
+		{"frontends = [\"none\"]\n", 0o666, "group- or world-writable"},
+		{"frontend = [\"none\"]\n", 0o600, "unknown keys: frontend"},
+		{"arm_delay = \"soon\"\n", 0o600, "arm_delay"},
+		{"timeout = \"-1s\"\n", 0o600, "negative"},
+		{"frontends = [\"kdialog\"]\n", 0o600, `unknown frontend "kdialog"`},
+	} {
+		write(tc.text, tc.mode)
+		r := runPipe(t, req, env)
+		if r.code != 64 || r.stdout != "" || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q (mode %#o): exit %d, stdout %q, stderr %q", tc.text, tc.mode, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runPipe(t, req, baseEnv(), "--config", filepath.Join(home, "missing.toml")); r.code != 64 {
+		t.Errorf("missing --config file: exit %d", r.code)
+	}
+}
