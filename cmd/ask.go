@@ -112,6 +112,7 @@ func runAsk(s streams, o *askOptions) error {
 	defer stop()
 	ctx, cancel := context.WithDeadlineCause(ctx, start.Add(timeout), ask.ErrTimeout)
 	defer cancel()
+	ctx = watchCaller(ctx, s.decision)
 
 	raw, err := ask.ReadRequest(ctx, s.in, maxRequest)
 	if err != nil {

@@ -28,7 +28,7 @@ const (
 // ever reaches the real stdout.
 type streams struct {
 	in       *os.File
-	decision io.Writer
+	decision *os.File
 	errOut   io.Writer
 	getenv   func(string) string
 }

@@ -158,6 +158,15 @@ type ptySession struct {
 // caller (e.g. "TERM=xterm-256color" or "TERM=dumb").
 func startPTY(t testing.TB, req []byte, env []string, args ...string) *ptySession {
 	t.Helper()
+	s := preparePTY(t, req, env, args...)
+	s.start()
+	return s
+}
+
+// preparePTY is startPTY up to starting the process, so that a test can
+// change how it is started.
+func preparePTY(t testing.TB, req []byte, env []string, args ...string) *ptySession {
+	t.Helper()
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Skip("no pty:", err)
@@ -176,13 +185,26 @@ func startPTY(t testing.TB, req []byte, env []string, args ...string) *ptySessio
 	s.cmd.Env = env
 	s.cmd.ExtraFiles = []*os.File{pts} // fd 3 in the child
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+	t.Cleanup(func() {
+		if s.cmd.Process != nil {
+			s.cmd.Process.Kill()
+		}
+		ptm.Close()
+		pts.Close()
+	})
+	return s
+}
+
+// start starts the prepared process.
+func (s *ptySession) start() {
+	s.t.Helper()
 	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	go func() {
 		buf := make([]byte, 4096)
 		for {
-			n, err := ptm.Read(buf)
+			n, err := s.ptm.Read(buf)
 			s.mu.Lock()
 			s.screen.Write(buf[:n])
 			s.mu.Unlock()
@@ -192,12 +214,6 @@ func startPTY(t testing.TB, req []byte, env []string, args ...string) *ptySessio
 		}
 	}()
 	go func() { s.done <- s.cmd.Wait() }()
-	t.Cleanup(func() {
-		s.cmd.Process.Kill()
-		ptm.Close()
-		pts.Close()
-	})
-	return s
 }
 
 // raw returns everything written to the terminal so far.

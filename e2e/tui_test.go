@@ -13,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // tuiArmWait outlasts the terminal UI's default 500 ms arming delay, during
@@ -442,5 +443,30 @@ func BenchmarkTUIFirstFrame(b *testing.B) {
 			b.Fatalf("exit %d; stderr: %s", r.code, r.stderr)
 		}
 		b.StartTimer()
+	}
+}
+
+// TestCallerGoneEndsThePrompt: when the caller closes its end of stdout
+// (it died), nobody can read a decision, so the prompt is taken down at
+// once and the terminal restored, instead of waiting for the deadline.
+func TestCallerGoneEndsThePrompt(t *testing.T) {
+	s := preparePTY(t, readFile(t, "requests/write-file.json"), baseEnv("TERM=xterm-256color"), "--frontend", "tui", "--timeout", "60s")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Stdout = pw
+	s.start()
+	pw.Close()
+	s.waitFor("Deny once")
+	pr.Close()
+	select {
+	case <-s.done: // exit or SIGPIPE on the decision's write: either is a deny
+	case <-time.After(10 * time.Second):
+		t.Fatal("the prompt outlived its caller")
+	}
+	after, err := unix.IoctlGetTermios(int(s.pts.Fd()), unix.TCGETS)
+	if err != nil || !reflect.DeepEqual(s.before, after) {
+		t.Errorf("terminal settings changed: %v", err)
 	}
 }
