@@ -266,3 +266,21 @@ func TestWalkErrorsNeverYieldAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+func TestWalkRuleStageMayOnlySettleOnDenyOnce(t *testing.T) {
+	s := &script{steps: []func(*Answer) (bool, error){
+		func(a *Answer) (bool, error) { a.Choice, a.Message = AllowAlways, "kept"; return false, nil },
+		func(a *Answer) (bool, error) { a.Choice = DenyOnce; return false, nil },
+	}}
+	a, err := Walk(context.Background(), New(writeReq(), Options{}), s)
+	if err != nil || a.Choice != DenyOnce || a.Message != "kept" {
+		t.Fatalf("got %+v, %v", a, err)
+	}
+	s = &script{steps: []func(*Answer) (bool, error){
+		func(a *Answer) (bool, error) { a.Choice = DenyAlways; return false, nil },
+		func(a *Answer) (bool, error) { a.Choice = AllowOnce; return false, nil },
+	}}
+	if a, err := Walk(context.Background(), New(writeReq(), Options{}), s); err == nil || a.Choice != "" {
+		t.Fatalf("a rule stage turned into allow once: %+v, %v", a, err)
+	}
+}

@@ -12,7 +12,9 @@ type Stager interface {
 	// (they hold what was answered before a Back).
 	AskChoice(ctx context.Context, f *Form, a *Answer) error
 	// AskRule asks stage "rule" for an always-choice, editing a in place;
-	// back reports that the person chose Back.
+	// back reports that the person chose Back. A rule dialog may also let
+	// the person give up on the rule and deny once: it sets a.Choice to
+	// DenyOnce (keeping a.Message) and returns back false.
 	AskRule(ctx context.Context, f *Form, a *Answer) (back bool, err error)
 }
 
@@ -37,6 +39,9 @@ func Walk(ctx context.Context, f *Form, s Stager) (Answer, error) {
 		}
 		if back {
 			continue
+		}
+		if a.Choice == DenyOnce {
+			return a, nil
 		}
 		if err := f.CheckRule(a); err != nil {
 			return Answer{}, fmt.Errorf("stage rule: %w", err)

@@ -205,11 +205,7 @@ func (d *dialog) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	if d.name == "zenity" {
 		s = zenity{d}
 	}
-	a, err := form.Walk(ctx, f, dialogStages{s})
-	if deny, ok := errors.AsType[dialogDenyOnce](err); ok {
-		return form.Answer{Choice: form.DenyOnce, Message: deny.message}, nil
-	}
-	return a, err
+	return form.Walk(ctx, f, dialogStages{s})
 }
 
 // dialogStager is how yad and zenity show the stages.
@@ -221,7 +217,7 @@ type dialogStager interface {
 	// the reason given before.
 	reason(ctx context.Context, c form.Choice, before string) (string, error)
 	// AskRule is form.Stager's. Deny once in a rule dialog (also yad's
-	// Ctrl+Enter, zenity's Enter) ends the walk with dialogDenyOnce.
+	// Ctrl+Enter, zenity's Enter) sets a.Choice to form.DenyOnce.
 	AskRule(ctx context.Context, f *form.Form, a *form.Answer) (back bool, err error)
 }
 
@@ -241,12 +237,6 @@ func (s dialogStages) AskChoice(ctx context.Context, f *form.Form, a *form.Answe
 	}
 	return err
 }
-
-// dialogDenyOnce ends a walk with deny once from stage "rule", which has
-// no such choice: the person chose Deny once (or pressed Enter) there.
-type dialogDenyOnce struct{ message string }
-
-func (dialogDenyOnce) Error() string { return "deny once" }
 
 // dialogSameRule reports whether a and b save the same rule.
 func dialogSameRule(a, b form.Answer) bool {

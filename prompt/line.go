@@ -33,7 +33,7 @@ import (
 //
 // Only the offered choices are listed and accepted. Stage "rule" asks
 // numbered questions (Enter alone keeps the marked answer) and saves the
-// rule only when "save" is typed.
+// rule only when "save" is typed; n there denies once.
 
 // maxInvalid is how many invalid answers in a row a question takes: then
 // the choice is deny once, and a rule question goes back to the choice.
@@ -261,16 +261,21 @@ func (p *linePrompt) AskRule(ctx context.Context, f *form.Form, a *form.Answer) 
 	a.Lifetime = form.Lifetimes[j]
 
 	p.say("\n" + f.Message(form.StageRule, *a))
-	empty := false
-	back, err = p.question(ctx, "Save this rule? Type save, or b to go back (Enter alone: back): ", func(line string) string {
+	empty, deny := false, false
+	back, err = p.question(ctx, "Save this rule? Type save, n to deny once, or b to go back (Enter alone: back): ", func(line string) string {
 		switch {
 		case line == "":
 			empty = true
+		case strings.EqualFold(line, choiceKeys[form.DenyOnce]):
+			deny = true
 		case !strings.EqualFold(line, "save"):
-			return "Type save to save the rule, or b to go back."
+			return "Type save to save the rule, n to deny once, or b to go back."
 		}
 		return ""
 	})
+	if deny && !back && err == nil {
+		a.Choice = form.DenyOnce // form.Walk ends the form here
+	}
 	return back || empty, err
 }
 

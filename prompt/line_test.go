@@ -150,6 +150,8 @@ func TestLineAnswers(t *testing.T) {
 			[]string{"Scope [1-3]: ", "Workdir [1-2]: ", "Denial reason: why", "  3. [x] any file: any value"}},
 		{"Enter alone at save goes back", false, lineTyped("a", "", "", "", "", "", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
 			[]string{"Save this rule? ", "An agent asks"}},
+		{"n at save denies once, keeping the reason", false, lineTyped("m", "no", "a", "", "", "", "", "n"),
+			with(func(a *form.Answer) { a.Choice, a.Message = form.DenyOnce, "no" }), []string{"n to deny once"}},
 		{"b goes back from any rule question", false, lineTyped("a", "b", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -109,7 +109,8 @@ func (y yad) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, e
 		case err != nil:
 			return false, err
 		case id == 0:
-			return false, dialogDenyOnce{a.Message}
+			a.Choice = form.DenyOnce
+			return false, nil
 		case id == yadBack:
 			*a = b
 			return true, nil

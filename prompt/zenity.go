@@ -97,7 +97,8 @@ func (z zenity) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool
 		case err != nil:
 			return false, err
 		case b == "":
-			return false, dialogDenyOnce{a.Message}
+			a.Choice = form.DenyOnce
+			return false, nil
 		case b == dialogBack:
 			return true, nil
 		case b == dialogChange:
