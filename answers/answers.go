@@ -5,13 +5,9 @@
 package answers
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
@@ -58,16 +54,8 @@ func Load(path string) (*File, error) {
 // rule fields on a one-time choice are errors.
 func Parse(b []byte) (*File, error) {
 	var f File
-	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&f)
-	if err != nil {
+	if err := userfile.DecodeTOML(b, &f); err != nil {
 		return nil, err
-	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		keys := make([]string, len(undecoded))
-		for i, k := range undecoded {
-			keys[i] = k.String()
-		}
-		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
 	}
 	for i, e := range f.Entries {
 		if err := e.check(); err != nil {

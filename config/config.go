@@ -5,14 +5,10 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/askperm/askperm/userfile"
 )
@@ -64,16 +60,8 @@ func Load(path string, optional bool) (Config, error) {
 // Parse decodes config.toml strictly: unknown keys are errors.
 func Parse(b []byte) (Config, error) {
 	var c Config
-	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&c)
-	if err != nil {
+	if err := userfile.DecodeTOML(b, &c); err != nil {
 		return Config{}, err
-	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		keys := make([]string, len(undecoded))
-		for i, k := range undecoded {
-			keys[i] = k.String()
-		}
-		return Config{}, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
 	}
 	for name, p := range c.Dialogs {
 		if name != "yad" && name != "zenity" {

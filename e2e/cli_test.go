@@ -289,12 +289,14 @@ func TestConfigFile(t *testing.T) {
 	if d := checkDecision(t, r.stdout); r.code != 0 || d["cause"] != "unavailable" {
 		t.Errorf("config frontends: exit %d, %v", r.code, d)
 	}
-	r = runPipe(t, []byte(`{"action":"x","timeout":30}`), env, "--frontend", "none")
-	if d := checkDecision(t, r.stdout); d["cause"] != "unavailable" {
-		t.Errorf("flag over config: %v", d)
+	// Precedence: the environment over the config, the flag over both.
+	badEnv := append(env, "ASKPERM_FRONTEND=kdialog")
+	if r := runPipe(t, req, badEnv); r.code != 64 || !strings.Contains(r.stderr, `"kdialog"`) {
+		t.Errorf("ASKPERM_FRONTEND beside config: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := runPipe(t, req, env, "--frontend", "tui,kdialog"); r.code != 64 {
-		t.Errorf("flag beside config: exit %d", r.code)
+	r = runPipe(t, req, badEnv, "--frontend", "none")
+	if d := checkDecision(t, r.stdout); r.code != 0 || d["cause"] != "unavailable" {
+		t.Errorf("--frontend over ASKPERM_FRONTEND: exit %d, %v", r.code, d)
 	}
 
 	for _, tc := range []struct {

@@ -25,6 +25,14 @@ type Options struct {
 	DialogPaths map[string]string
 }
 
+// getenv reads the caller's environment; without one it is empty.
+func (o Options) getenv(key string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(key)
+}
+
 // DefaultArmDelay is the arming delay unless configured.
 const DefaultArmDelay = 500 * time.Millisecond
 

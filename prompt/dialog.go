@@ -139,10 +139,7 @@ type dialog struct {
 // found.
 func newDialog(name string, o Options) Frontend {
 	d := &dialog{name: name}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
+	getenv := o.getenv
 	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
 		d.err = fmt.Errorf("no display: neither DISPLAY nor WAYLAND_DISPLAY is set: %w", ErrUnavailable)
 		return d

@@ -28,10 +28,7 @@ func newTUI(o Options) Frontend { return tuiFrontend{o} }
 func (tuiFrontend) Name() string { return "tui" }
 
 func (t tuiFrontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
-	getenv := t.o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	getenv := t.o.getenv
 	if tt := getenv("TERM"); tt == "" || tt == "dumb" {
 		return form.Answer{}, fmt.Errorf("TERM is empty or dumb, no full-screen UI: %w", ErrUnavailable)
 	}
