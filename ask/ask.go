@@ -19,6 +19,9 @@ import (
 // ErrTimeout is the cause of a context that ended at askperm's deadline.
 var ErrTimeout = errors.New("timeout")
 
+// maxCallerTimeout bounds a request's own timeout.
+const maxCallerTimeout = 365 * 24 * time.Hour
+
 // ErrNoMatch means --strict and no canned answer matched: a mistake of the
 // script driving askperm, so no decision is written.
 var ErrNoMatch = errors.New("no canned answer matches the request")
@@ -56,7 +59,10 @@ type Options struct {
 // error) to write.
 func Decide(ctx context.Context, req *decision.Request, o Options) (decision.Decision, error) {
 	if req.Timeout != nil {
-		caller := time.Duration(*req.Timeout*float64(time.Second)) - time.Second
+		// Converting a float beyond a Duration's range is undefined in Go:
+		// clamp first (a year is far beyond askperm's own deadline).
+		secs := min(*req.Timeout, maxCallerTimeout.Seconds())
+		caller := time.Duration(secs*float64(time.Second)) - time.Second
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadlineCause(ctx, o.Start.Add(caller), ErrTimeout)
 		defer cancel()

@@ -100,6 +100,12 @@ func TestDecideContextEnds(t *testing.T) {
 			t.Errorf("got %+v, %v, asked %d", d, err, asked)
 		}
 	})
+	t.Run("a huge caller deadline changes nothing", func(t *testing.T) {
+		d, err := Decide(context.Background(), request(t, `{"action":"x","timeout":1e300}`), options(fake{name: "tui", answer: form.Answer{Choice: form.AllowOnce}}))
+		if err != nil || d.Decision != "allow" {
+			t.Errorf("got %+v, %v", d, err)
+		}
+	})
 	t.Run("caller deadline shortens ours", func(t *testing.T) {
 		start := time.Now()
 		d, _ := Decide(context.Background(), request(t, `{"action":"x","timeout":1.2}`), options(fake{name: "tui", block: true}))
