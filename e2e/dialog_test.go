@@ -256,69 +256,66 @@ func (a *dialogRun) decision() map[string]any {
 
 var dialogPrograms = []string{"yad", "zenity"}
 
-func TestDialogAllowOnce(t *testing.T) {
+// forEachDialog runs test once per dialog program, in parallel, each on
+// an X server of its own.
+func forEachDialog(t *testing.T, test func(t *testing.T, prog string, x *xDisplay)) {
 	for _, prog := range dialogPrograms {
 		t.Run(prog, func(t *testing.T) {
 			needDialogs(t, prog)
 			t.Parallel()
-			x := startX(t)
-			a := startDialog(t, x, prog, "write-file.json")
-			v := a.waitDialog(prog, nil)
-			// Deny once, Deny always…, Allow always…, Allow once (zenity: after Cancel).
-			v.keys(append(xTabs(map[string]int{"yad": 4, "zenity": 5}[prog]), "Return")...)
-			d := a.decision()
-			if d["decision"] != "allow" || d["persist"] != "once" || d["cause"] != "user" || d["frontend"] != prog ||
-				!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
-				t.Fatalf("want allow once by the user through %s; got %v", prog, d)
-			}
+			test(t, prog, startX(t))
 		})
 	}
 }
 
+func TestDialogAllowOnce(t *testing.T) {
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startDialog(t, x, prog, "write-file.json")
+		v := a.waitDialog(prog, nil)
+		// Deny once, Deny always…, Allow always…, Allow once (zenity: after Cancel).
+		v.keys(append(xTabs(map[string]int{"yad": 4, "zenity": 5}[prog]), "Return")...)
+		d := a.decision()
+		if d["decision"] != "allow" || d["persist"] != "once" || d["cause"] != "user" || d["frontend"] != prog ||
+			!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
+			t.Fatalf("want allow once by the user through %s; got %v", prog, d)
+		}
+	})
+}
+
 func TestDialogDenyWithReason(t *testing.T) {
-	for _, prog := range dialogPrograms {
-		t.Run(prog, func(t *testing.T) {
-			needDialogs(t, prog)
-			t.Parallel()
-			x := startX(t)
-			a := startDialog(t, x, prog, "write-file.json")
-			v := a.waitDialog(prog, nil)
-			v.keys(append(xTabs(map[string]int{"yad": 1, "zenity": 2}[prog]), "Return")...) // Deny once
-			r := a.waitDialog(prog, v)
-			r.typeText("not today")
-			r.keys("Return")
-			d := a.decision()
-			wantDeny(t, d, "user", prog)
-			if d["message"] != "not today" {
-				t.Fatalf("message %q, want %q", d["message"], "not today")
-			}
-		})
-	}
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startDialog(t, x, prog, "write-file.json")
+		v := a.waitDialog(prog, nil)
+		v.keys(append(xTabs(map[string]int{"yad": 1, "zenity": 2}[prog]), "Return")...) // Deny once
+		r := a.waitDialog(prog, v)
+		r.typeText("not today")
+		r.keys("Return")
+		d := a.decision()
+		wantDeny(t, d, "user", prog)
+		if d["message"] != "not today" {
+			t.Fatalf("message %q, want %q", d["message"], "not today")
+		}
+	})
 }
 
 // Enter never approves: on the first dialog it does nothing (yad: the
 // text has the focus) or denies (zenity: Deny once is OK), and Ctrl+Enter
 // denies.
 func TestDialogEnterDenies(t *testing.T) {
-	for _, prog := range dialogPrograms {
-		t.Run(prog, func(t *testing.T) {
-			needDialogs(t, prog)
-			t.Parallel()
-			x := startX(t)
-			a := startDialog(t, x, prog, "write-file.json")
-			v := a.waitDialog(prog, nil)
-			v.keys("Return")
-			if prog == "yad" {
-				v.keys("ctrl+Return")
-			}
-			a.waitDialog(prog, v).keys("Return") // the reason, left empty
-			d := a.decision()
-			wantDeny(t, d, "user", prog)
-			if _, ok := d["message"]; ok {
-				t.Fatalf("an empty reason gave a message: %v", d)
-			}
-		})
-	}
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startDialog(t, x, prog, "write-file.json")
+		v := a.waitDialog(prog, nil)
+		v.keys("Return")
+		if prog == "yad" {
+			v.keys("ctrl+Return")
+		}
+		a.waitDialog(prog, v).keys("Return") // the reason, left empty
+		d := a.decision()
+		wantDeny(t, d, "user", prog)
+		if _, ok := d["message"]; ok {
+			t.Fatalf("an empty reason gave a message: %v", d)
+		}
+	})
 }
 
 // Allow always, going Back from the rule once and forward again, then
@@ -387,51 +384,36 @@ func TestDialogAllowAlwaysWithBack(t *testing.T) {
 
 // A dialog killed under askperm is a cancellation.
 func TestDialogKilled(t *testing.T) {
-	for _, prog := range dialogPrograms {
-		t.Run(prog, func(t *testing.T) {
-			needDialogs(t, prog)
-			t.Parallel()
-			x := startX(t)
-			a := startDialog(t, x, prog, "write-file.json")
-			v := a.waitDialog(prog, nil)
-			if err := syscall.Kill(v.pid, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			wantDeny(t, a.decision(), "cancelled", prog)
-		})
-	}
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startDialog(t, x, prog, "write-file.json")
+		v := a.waitDialog(prog, nil)
+		if err := syscall.Kill(v.pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		wantDeny(t, a.decision(), "cancelled", prog)
+	})
 }
 
 // Escape dismisses a dialog: cancelled.
 func TestDialogEscape(t *testing.T) {
-	for _, prog := range dialogPrograms {
-		t.Run(prog, func(t *testing.T) {
-			needDialogs(t, prog)
-			t.Parallel()
-			x := startX(t)
-			a := startDialog(t, x, prog, "write-file.json")
-			a.waitDialog(prog, nil).keys("Escape")
-			wantDeny(t, a.decision(), "cancelled", prog)
-		})
-	}
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startDialog(t, x, prog, "write-file.json")
+		a.waitDialog(prog, nil).keys("Escape")
+		wantDeny(t, a.decision(), "cancelled", prog)
+	})
 }
 
 // Nobody answers: the deadline denies, and no dialog is left behind.
 func TestDialogDeadline(t *testing.T) {
-	for _, prog := range dialogPrograms {
-		t.Run(prog, func(t *testing.T) {
-			needDialogs(t, prog)
-			t.Parallel()
-			x := startX(t)
-			a := startDialog(t, x, prog, "write-file.json", "--timeout", "3s")
-			v := a.waitDialog(prog, nil)
-			wantDeny(t, a.decision(), "timeout", prog)
-			v.waitGone()
-			if out, err := x.xdotool("search", "--onlyvisible", "--class", prog); err == nil && out != "" {
-				t.Fatalf("a %s window is still shown: %s", prog, out)
-			}
-		})
-	}
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startDialog(t, x, prog, "write-file.json", "--timeout", "3s")
+		v := a.waitDialog(prog, nil)
+		wantDeny(t, a.decision(), "timeout", prog)
+		v.waitGone()
+		if out, err := x.xdotool("search", "--onlyvisible", "--class", prog); err == nil && out != "" {
+			t.Fatalf("a %s window is still shown: %s", prog, out)
+		}
+	})
 }
 
 // A display that cannot be opened makes both dialogs unavailable.
