@@ -5,51 +5,56 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/askperm/askperm/answers"
-	"github.com/askperm/askperm/ask"
-	"github.com/askperm/askperm/config"
 	"github.com/askperm/askperm/decision"
-	"github.com/askperm/askperm/prompt"
+	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/pipeline"
+	"github.com/askperm/askperm/internal/settings"
 )
 
-// askOptions are the deciding flags.
+// askOptions are the flags of askperm and askperm ask.
 type askOptions struct {
+	settings.Flags
 	answer      string
+	answerSet   bool // --answer was given, even empty
 	message     string
 	answersFile string
 	strict      bool
-	timeout     string
-	maxRequest  string
 	exitStatus  bool
-	frontend    string
-	tty         string
-	config      string
 }
-
-const (
-	defaultTimeout    = 300 * time.Second
-	defaultMaxRequest = 1 << 20
-)
 
 func (o *askOptions) register(c *cobra.Command) {
 	f := c.Flags()
-	f.StringVar(&o.answer, "answer", "", "answer without a human: allow-once, deny-once, allow-always, deny-always or allow-session")
+	f.StringVar(&o.answer, "answer", "", "answer without a human: allow-once, deny-once, allow-always or deny-always")
 	f.StringVar(&o.message, "message", "", "the denial reason given with --answer")
 	f.StringVar(&o.answersFile, "answers", "", "canned answers file (TOML), first match wins")
-	f.BoolVar(&o.strict, "strict", false, "exit 69 when no canned answer matches instead of asking")
-	f.StringVar(&o.timeout, "timeout", "", "deadline for the whole request, reading stdin included (30s, 5m, or seconds; default 300s; 0 means the default)")
-	f.StringVar(&o.maxRequest, "max-request", "1MiB", "largest request accepted (bytes, or with a KiB/MiB suffix)")
+	f.BoolVar(&o.strict, "strict", false, "with --answers: exit 69 when no canned answer matches instead of asking")
+	f.StringVar(&o.Timeout, "timeout", "", "deadline for the whole request, reading stdin included (30s, 5m, or seconds; default 300s; 0 means the default)")
+	f.StringVar(&o.MaxRequest, "max-request", "", "largest request accepted (bytes, or with a KiB/MiB suffix; default 1MiB)")
 	f.BoolVar(&o.exitStatus, "exit-status", false, "exit 0 allow, 1 deny, 124 timeout, 130 cancelled (the decision is still written)")
-	f.StringVar(&o.frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, none (env ASKPERM_FRONTEND)")
-	f.StringVar(&o.tty, "tty", "", "ask on this terminal instead of the controlling one (env ASKPERM_TTY)")
-	f.StringVar(&o.config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
+	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, none (env ASKPERM_FRONTEND)")
+	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one (env ASKPERM_TTY)")
+	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
+}
+
+// command returns the cobra command use, running askperm ask.
+func (o *askOptions) command(s streams, use, short string) *cobra.Command {
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.answerSet = c.Flags().Changed("answer")
+			return runAsk(s, o)
+		},
+	}
+	o.register(c)
+	return c
 }
 
 // usage is an exit-64 error.
@@ -57,107 +62,88 @@ func usage(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-func runAsk(s streams, o *askOptions) error {
-	start := time.Now()
-	cfg, cfgPath, err := loadConfig(s, o.config)
-	if err != nil {
-		return usage("config: %v", err)
-	}
-	timeout, err := parseTimeout(firstOf(o.timeout, cfg.Timeout, "0"))
-	if err != nil {
-		return usage("timeout: %v", err)
-	}
-	armDelay := prompt.DefaultArmDelay
-	if cfg.ArmDelay != "" {
-		if armDelay, err = time.ParseDuration(cfg.ArmDelay); err != nil || armDelay < 0 {
-			return usage("%s: arm_delay: %q is not a duration such as 500ms", cfgPath, cfg.ArmDelay)
+// cannedAnswers are the canned answers the flags give, nil for none.
+func (o *askOptions) cannedAnswers() (*answers.File, error) {
+	switch {
+	case o.answerSet && o.answersFile != "":
+		return nil, usage("--answer and --answers: give one or the other")
+	case o.strict && o.answersFile == "":
+		return nil, usage("--strict needs --answers")
+	case o.message != "" && !o.answerSet:
+		return nil, usage("--message needs --answer")
+	case o.answerSet:
+		if o.answer == "" {
+			return nil, usage("--answer: empty; give allow-once, deny-once, allow-always or deny-always")
 		}
+		f, err := answers.Single(o.answer, o.message)
+		if err != nil {
+			return nil, usage("--answer: %v", err)
+		}
+		return f, nil
+	case o.answersFile != "":
+		f, err := answers.Load(o.answersFile)
+		if err != nil {
+			return nil, usage("--answers: %v", err)
+		}
+		return f, nil
 	}
-	maxRequest, err := parseSize(o.maxRequest)
+	return nil, nil
+}
+
+func runAsk(s streams, o *askOptions) error {
+	canned, err := o.cannedAnswers()
 	if err != nil {
-		return usage("--max-request: %v", err)
+		return err
+	}
+	set, err := settings.Resolve(o.Flags, s.getenv)
+	if err != nil {
+		return usage("%v", err)
 	}
 	if isatty.IsTerminal(s.in.Fd()) {
 		return usage("stdin is a terminal: pipe one JSON request into askperm (see askperm --help)")
 	}
-	opts := ask.Options{Start: start, Strict: o.strict, Now: time.Now, Warn: func(m string) { warn(s.errOut, m) }}
-	if o.answer != "" {
-		e, err := answers.Single(o.answer, o.message)
-		if err != nil {
-			return usage("--answer: %v", err)
-		}
-		opts.Single = &e
-	} else if o.message != "" {
-		return usage("--message needs --answer")
-	}
-	if o.answersFile != "" {
-		if opts.Answers, err = answers.Load(o.answersFile); err != nil {
-			return usage("--answers: %v", err)
-		}
-	}
-	names := prompt.DefaultOrder
-	if list := firstOf(o.frontend, s.getenv("ASKPERM_FRONTEND"), strings.Join(cfg.Frontends, ",")); list != "" {
-		if names, err = prompt.ParseList(list); err != nil {
-			return usage("frontend: %v", err)
-		}
-	}
-	opts.Chain = prompt.Chain(names, prompt.Options{
-		TTY:         firstOf(o.tty, s.getenv("ASKPERM_TTY")),
-		ArmDelay:    armDelay,
-		Getenv:      s.getenv,
-		DialogPaths: cfg.Dialogs,
+	p := pipeline.New(pipeline.Config{
+		Timeout:    set.Timeout,
+		MaxRequest: set.MaxRequest,
+		Answers:    canned,
+		Strict:     o.strict,
+		Frontends:  set.Frontends,
+		Prompt:     set.Prompt,
+		Now:        time.Now,
+		Warn:       func(m string) { warn(s.errOut, m) },
 	})
-
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
-	ctx, cancel := context.WithDeadlineCause(ctx, start.Add(timeout), ask.ErrTimeout)
+	ctx, cancel := watchCaller(ctx, s.decision)
 	defer cancel()
-	ctx = watchCaller(ctx, s.decision)
-
-	raw, err := ask.ReadRequest(ctx, s.in, maxRequest)
-	if err != nil {
-		return &exitError{code: exitRequest, err: err}
-	}
-	req, err := decision.Parse(raw)
-	if err != nil {
-		return &exitError{code: exitRequest, err: err}
-	}
-	return decide(ctx, s, req, opts, o.exitStatus)
+	return writeOutcome(s, p.Run(ctx, s.in), o.exitStatus)
 }
 
-// decide runs the pipeline on a valid request: from here on every outcome,
-// a panic included, writes a decision.
-func decide(ctx context.Context, s streams, req *decision.Request, opts ask.Options, exitStatus bool) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = write(s, decision.Denied(req, decision.CauseError, "none"), exitStatus,
-				fmt.Errorf("internal error: %v", p))
+// writeOutcome writes the outcome's decision, if it has one, and returns
+// its exit status.
+func writeOutcome(s streams, out pipeline.Outcome, exitStatus bool) error {
+	if out.Decision == nil {
+		code := exitInternal
+		switch {
+		case errors.Is(out.Err, pipeline.ErrInvalidRequest):
+			code = exitRequest
+		case errors.Is(out.Err, pipeline.ErrNoMatch):
+			code = exitNoMatch
+		case errors.Is(out.Err, pipeline.ErrBadAnswer):
+			code = exitUsage
 		}
-	}()
-	d, err := ask.Decide(ctx, req, opts)
-	switch {
-	case errors.Is(err, ask.ErrNoMatch):
-		return &exitError{code: exitNoMatch, err: err}
-	case errors.Is(err, ask.ErrBadAnswer):
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{code: code, err: out.Err}
 	}
-	return write(s, d, exitStatus, err)
-}
-
-// write writes the decision in one write and returns its exit status; a
-// non-nil failure makes it an internal error (exit 70).
-func write(s streams, d decision.Decision, exitStatus bool, failure error) error {
-	if _, err := s.decision.Write(decision.Encode(d)); err != nil {
+	if _, err := s.decision.Write(decision.Encode(*out.Decision)); err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("writing the decision: %w", err)}
 	}
-	if failure != nil {
-		return &exitError{code: exitInternal, err: failure}
+	if out.Err != nil {
+		return &exitError{code: exitInternal, err: out.Err}
 	}
-	code := statusOf(d, exitStatus)
-	if code == exitOK {
-		return nil
+	if code := statusOf(*out.Decision, exitStatus); code != exitOK {
+		return &exitError{code: code}
 	}
-	return &exitError{code: code}
+	return nil
 }
 
 // statusOf is the exit status of a written decision.
@@ -172,28 +158,4 @@ func statusOf(d decision.Decision, exitStatus bool) int {
 	default:
 		return exitDeny
 	}
-}
-
-// loadConfig reads the config file named by --config or ASKPERM_CONFIG, or
-// the default one when it exists.
-func loadConfig(s streams, flag string) (config.Config, string, error) {
-	if p := firstOf(flag, s.getenv("ASKPERM_CONFIG")); p != "" {
-		c, err := config.Load(p, false)
-		return c, p, err
-	}
-	p := config.Path(s.getenv)
-	if p == "" {
-		return config.Config{}, "", nil
-	}
-	c, err := config.Load(p, true)
-	return c, p, err
-}
-
-func firstOf(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -14,8 +14,9 @@ var errCallerGone = errors.New("the caller closed its end of stdout")
 
 // watchCaller cancels ctx when out (a pipe or socket to the caller) reports
 // a hang-up or error. Polling with no events requested consumes nothing.
-// A terminal or file as stdout never reports either, so the watch idles.
-func watchCaller(ctx context.Context, out *os.File) context.Context {
+// A terminal or file as stdout never reports either, so the watch idles
+// until cancel.
+func watchCaller(ctx context.Context, out *os.File) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
 		fds := []unix.PollFd{{Fd: int32(out.Fd())}}
@@ -29,5 +30,5 @@ func watchCaller(ctx context.Context, out *os.File) context.Context {
 			}
 		}
 	}()
-	return ctx
+	return ctx, func() { cancel(context.Canceled) }
 }

@@ -1,6 +1,8 @@
-// Package cmd owns askperm's command line: the cobra commands, their flags
-// and environment variables, the wiring of the pipeline, and the exit codes.
-// It turns flags into plain option structs; it decides nothing itself.
+// Package cmd owns askperm's command line: the cobra commands, their flags,
+// writing each command's outcome, and the exit codes. Each command has an
+// options struct and a run function that tests call without a process;
+// settings are resolved by internal/settings and requests decided by
+// internal/pipeline: cmd decides nothing itself.
 package cmd
 
 import (
@@ -8,8 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	// Before bubbletea initialises: no terminal query at start-up.
+	_ "github.com/askperm/askperm/internal/noquery"
 )
 
 // Exit codes (protocol.md section 1).
@@ -76,33 +82,21 @@ func run(s streams, args []string) int {
 	}
 }
 
-// warn writes one diagnostic line on stderr.
+// warn writes a diagnostic on stderr, each of its lines prefixed.
 func warn(w io.Writer, msg string) {
-	fmt.Fprintf(w, "askperm: %s\n", msg)
+	for _, line := range strings.Split(msg, "\n") {
+		fmt.Fprintf(w, "askperm: %s\n", line)
+	}
 }
 
 func newRoot(s streams) *cobra.Command {
-	o := &askOptions{}
-	root := &cobra.Command{
-		Use:   "askperm",
-		Short: "Ask a human before an AI agent's tool call runs",
-		Long: `askperm reads one JSON permission request on stdin, asks a person (terminal UI,
+	root := (&askOptions{}).command(s, "askperm", "Ask a human before an AI agent's tool call runs")
+	root.Long = `askperm reads one JSON permission request on stdin, asks a person (terminal UI,
 line prompt or desktop dialog) or answers from canned answers, and writes one
-JSON decision on stdout. Anything but exit 0 with one valid decision is a deny.`,
-		Args:          cobra.NoArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE:          func(*cobra.Command, []string) error { return runAsk(s, o) },
-	}
-	o.register(root)
-	ask := &cobra.Command{
-		Use:   "ask",
-		Short: "Decide one request (the default command)",
-		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return runAsk(s, o) },
-	}
-	o.register(ask)
-	root.AddCommand(ask, newSchema(s))
+JSON decision on stdout. Anything but exit 0 with one valid decision is a deny.`
+	root.SilenceUsage = true
+	root.SilenceErrors = true
+	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

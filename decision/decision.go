@@ -30,6 +30,21 @@ const (
 	CauseError       Cause = "error"
 )
 
+// Frontend says who answered a request.
+type Frontend string
+
+// The frontends of protocol.md section 4.
+const (
+	FrontendTUI     Frontend = "tui"
+	FrontendLine    Frontend = "line"
+	FrontendYad     Frontend = "yad"
+	FrontendZenity  Frontend = "zenity"
+	FrontendAnswers Frontend = "answers" // a canned answer
+	FrontendRules   Frontend = "rules"   // a rules file
+	FrontendMemory  Frontend = "memory"  // a remembered always-rule or session approval
+	FrontendNone    Frontend = "none"    // nobody answered: timeout, unavailable, rate limit, error
+)
+
 // Decision is the one object askperm writes on stdout.
 type Decision struct {
 	Version       int      `json:"version"`
@@ -40,7 +55,7 @@ type Decision struct {
 	Grants        []string `json:"grants,omitempty"`
 	Rule          *Rule    `json:"rule,omitempty"`
 	Cause         Cause    `json:"cause"`
-	Frontend      string   `json:"frontend"`
+	Frontend      Frontend `json:"frontend"`
 	Stop          bool     `json:"stop,omitempty"`
 	RequestSHA256 string   `json:"request_sha256"`
 }
@@ -53,9 +68,17 @@ type Rule struct {
 	Expires      int64             `json:"expires,omitempty"`
 }
 
+// Workdir scopes and lifetimes of a Rule (protocol.md section 3). The
+// finite lifetimes are numbers of seconds: "900" and "57600".
+const (
+	WorkdirSelected    = "selected" // only the request's workdir
+	WorkdirAll         = "all"      // every configured workdir, future ones too
+	LifetimeIndefinite = "indefinite"
+)
+
 // Denied is the deny-once decision for req with the given cause, answered by
-// frontend (e.g. "none" for a timeout before any frontend started).
-func Denied(req *Request, cause Cause, frontend string) Decision {
+// frontend (FrontendNone for a timeout before any frontend started).
+func Denied(req *Request, cause Cause, frontend Frontend) Decision {
 	return Decision{
 		Version:       Version,
 		ID:            req.ID,

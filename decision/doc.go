@@ -1,5 +1,36 @@
-// Package decision owns the protocol's data: the Request and Decision types,
-// the strict request parser, the canonical (RFC 8785) form and digests, and
-// the binding of an approval to one exact call. It never touches a terminal,
-// the disk or the clock: callers pass in bytes and times.
+// Package decision is askperm's helper protocol (protocol.md) in Go, for
+// both ends of the pipe.
+//
+// A caller (a runner, an MCP proxy, an agent hook adapter) fills a Request
+// and gets the bytes for askperm's stdin from EncodeRequest, then reads
+// askperm's whole stdout with ParseDecision:
+//
+//	b, sent, err := decision.EncodeRequest(&decision.Request{Tool: "write_file", Action: "write"})
+//	// run askperm with b on its stdin; out is all of its stdout
+//	d, err := decision.ParseDecision(out, sent)
+//	if err != nil || exitStatus != 0 || d.Decision != decision.Allow {
+//		// deny
+//	}
+//
+// EncodeRequest checks its bytes with Parse, so a caller cannot send what
+// askperm would refuse, and returns them parsed as sent, whose SHA256 the
+// decision must echo. ParseDecision accepts one decision, on one line,
+// that can answer sent (its id, digest, grants and rule); anything else is
+// an error, which a caller must take for a deny.
+//
+// askperm itself reads the request with Parse and writes its answer with
+// Encode; Denied is the deny-once decision of a timeout, a cancellation or
+// a failure. Parse and ParseDecision are equally strict: duplicate or
+// unknown names, wrong types, null, invalid UTF-8, a byte order mark or
+// trailing data are an *Error naming the field, never guessed at.
+//
+// An approval binds to one exact call: ApprovalFor(CallOf(req)) records it,
+// and Approval.Covers reports whether a later call is that call (same
+// session, run, tool, source and policy revision, and the same arguments by
+// ArgumentsDigest, however they are written); SessionCovers is its form for
+// session memory. Scope.Covers reports whether a persistent rule's scope
+// covers a later value.
+//
+// The package never touches a terminal, the disk or the clock: callers pass
+// in bytes and times.
 package decision

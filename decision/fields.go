@@ -21,16 +21,12 @@ func mapRequest(root *node) (*Request, error) {
 		return nil, err
 	}
 	if v := f["version"]; v != nil {
-		n, err := integer(v, "version")
-		if err != nil {
+		if err := checkVersion(v); err != nil {
 			return nil, err
 		}
-		if n != Version {
-			return nil, fail("version", "unsupported protocol version %d (askperm speaks %d)", n, Version)
-		}
 	}
-	if f["action"] == nil {
-		return nil, fail("action", "missing (required)")
+	if err := need(f, "", "action"); err != nil {
+		return nil, err
 	}
 	r := &Request{}
 	for _, s := range []struct {
@@ -81,8 +77,11 @@ func mapRequest(root *node) (*Request, error) {
 	if v := f["arguments"]; v != nil {
 		r.Arguments = v.raw
 	}
-	if v := f["_meta"]; v != nil && v.kind != '{' {
-		return nil, fail("_meta", "expected an object, got %s", v.kindName())
+	if v := f["_meta"]; v != nil {
+		if v.kind != '{' {
+			return nil, fail("_meta", "expected an object, got %s", v.kindName())
+		}
+		r.Meta = v.raw
 	}
 	if v := f["annotations"]; v != nil {
 		if r.Annotations, err = mapAnnotations(v); err != nil {
@@ -222,15 +221,8 @@ func mapScopes(n *node, path string) ([]Scope, error) {
 			return nil, fail(p+".match", "%q offered twice", s.Match)
 		}
 		s.Kind = KindExact
-		if v := f["kind"]; v != nil {
-			k, err := line(v, p+".kind")
-			if err != nil {
-				return nil, err
-			}
-			s.Kind = ScopeKind(k)
-			if !slices.Contains(scopeKinds, s.Kind) {
-				return nil, fail(p+".kind", "%q is not one of exact, prefix, glob, words, any", k)
-			}
+		if err := optOneOf(f, p, "kind", scopeKinds, &s.Kind); err != nil {
+			return nil, err
 		}
 	}
 	return scopes, nil
@@ -262,16 +254,8 @@ func mapGrants(n *node) ([]Grant, error) {
 			return nil, err
 		}
 		if v := f["implies"]; v != nil {
-			names, err := array(v, path+".implies")
-			if err != nil {
+			if g.Implies, err = lines(v, path+".implies"); err != nil {
 				return nil, err
-			}
-			for j, nn := range names {
-				s, err := line(nn, path+".implies["+strconv.Itoa(j)+"]")
-				if err != nil {
-					return nil, err
-				}
-				g.Implies = append(g.Implies, s)
 			}
 		}
 	}
@@ -293,8 +277,8 @@ func mapDetails(n *node) ([]Detail, error) {
 		if err := reqLine(f, path, "label", &details[i].Label); err != nil {
 			return nil, err
 		}
-		if f["text"] == nil {
-			return nil, fail(path+".text", "missing (required)")
+		if err := need(f, path, "text"); err != nil {
+			return nil, err
 		}
 		if details[i].Text, err = str(f["text"], path+".text", 0); err != nil {
 			return nil, err
@@ -351,6 +335,23 @@ func str(n *node, path string, max int) (string, error) {
 // line returns a single-line string field.
 func line(n *node, path string) (string, error) { return str(n, path, MaxLineBytes) }
 
+// lines returns an array of single-line strings, nil when it is empty.
+func lines(n *node, path string) ([]string, error) {
+	elems, err := array(n, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, e := range elems {
+		s, err := line(e, path+"["+strconv.Itoa(i)+"]")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // optLine sets *dst from an optional single-line field of f; parent is the
 // path of f.
 func optLine(f map[string]*node, parent, name string, dst *string) error {
@@ -365,10 +366,41 @@ func optLine(f map[string]*node, parent, name string, dst *string) error {
 
 // reqLine is optLine for a required field.
 func reqLine(f map[string]*node, parent, name string, dst *string) error {
-	if f[name] == nil {
-		return fail(join(parent, name), "missing (required)")
+	if err := need(f, parent, name); err != nil {
+		return err
 	}
 	return optLine(f, parent, name, dst)
+}
+
+// need reports the first of the required names that f lacks.
+func need(f map[string]*node, parent string, names ...string) error {
+	for _, name := range names {
+		if f[name] == nil {
+			return fail(join(parent, name), "missing (required)")
+		}
+	}
+	return nil
+}
+
+// optOneOf is optLine for a field that must be one of values.
+func optOneOf[T ~string](f map[string]*node, parent, name string, values []T, dst *T) error {
+	v := f[name]
+	if v == nil {
+		return nil
+	}
+	s, err := line(v, join(parent, name))
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(values, T(s)) {
+		names := make([]string, len(values))
+		for i, v := range values {
+			names[i] = string(v)
+		}
+		return fail(join(parent, name), "%q is not one of %s", s, strings.Join(names, ", "))
+	}
+	*dst = T(s)
+	return nil
 }
 
 func boolean(n *node, path string) (bool, error) {
@@ -386,6 +418,18 @@ func number(n *node, path string) (float64, error) {
 		return 0, fail(path, "expected a number, got %s", n.kindName())
 	}
 	return strconv.ParseFloat(n.text, 64) // checked by readValue
+}
+
+// checkVersion accepts only the protocol version askperm speaks.
+func checkVersion(n *node) error {
+	v, err := integer(n, "version")
+	if err != nil {
+		return err
+	}
+	if v != Version {
+		return fail("version", "unsupported protocol version %d (askperm speaks %d)", v, Version)
+	}
+	return nil
 }
 
 func integer(n *node, path string) (int, error) {

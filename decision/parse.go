@@ -13,22 +13,32 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Error is a rejected request. Field is a path such as
-// `dimensions[2].scopes[0].kind`, empty for the request as a whole.
+// Error is a rejected request or decision. Field is a path such as
+// `dimensions[2].scopes[0].kind`, empty for the document as a whole.
 type Error struct {
+	Doc     string // what was rejected: "request" or "decision"
 	Field   string
 	Problem string
 }
 
 func (e *Error) Error() string {
 	if e.Field == "" {
-		return "request: " + e.Problem
+		return e.Doc + ": " + e.Problem
 	}
-	return fmt.Sprintf("request: field %q: %s", e.Field, e.Problem)
+	return fmt.Sprintf("%s: field %q: %s", e.Doc, e.Field, e.Problem)
 }
 
 func fail(field, format string, args ...any) *Error {
 	return &Error{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// errorIn names the document an *Error rejects. The reading and mapping
+// code is shared by requests and decisions, so it cannot know.
+func errorIn(doc string, err error) error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		e.Doc = doc
+	}
+	return err
 }
 
 // maxSafeInteger is I-JSON's largest exactly representable integer, 2^53−1.
@@ -41,6 +51,31 @@ const maxSafeInteger = 1<<53 - 1
 // that enforces the syntax rules, then mapped field by field with exact
 // types. Nothing is decoded into the Request until every check passed.
 func Parse(b []byte) (*Request, error) {
+	req, err := parseRequest(b)
+	if err != nil {
+		return nil, errorIn("request", err)
+	}
+	return req, nil
+}
+
+func parseRequest(b []byte) (*Request, error) {
+	root, err := readObject(b)
+	if err != nil {
+		return nil, err
+	}
+	req, err := mapRequest(root)
+	if err != nil {
+		return nil, err
+	}
+	if req.SHA256, err = RequestSHA256(b); err != nil {
+		return nil, fail("", "%v", err)
+	}
+	return req, nil
+}
+
+// readObject reads b, which must be UTF-8 without a byte order mark, as
+// exactly one JSON object.
+func readObject(b []byte) (*node, error) {
 	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
 		return nil, fail("", "starts with a byte order mark")
 	}
@@ -54,14 +89,7 @@ func Parse(b []byte) (*Request, error) {
 	if root.kind != '{' {
 		return nil, fail("", "expected a JSON object, got %s", root.kindName())
 	}
-	req, err := mapRequest(root)
-	if err != nil {
-		return nil, err
-	}
-	if req.SHA256, err = RequestSHA256(b); err != nil {
-		return nil, fail("", "%v", err)
-	}
-	return req, nil
+	return root, nil
 }
 
 func invalidAt(b []byte) int {
@@ -117,7 +145,7 @@ func readTree(b []byte) (*node, error) {
 		return nil, err
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, fail("", "trailing data after the request object")
+		return nil, fail("", "trailing data after the JSON value")
 	}
 	return root, nil
 }

@@ -12,7 +12,8 @@ import (
 
 // FuzzParse: Parse never panics; an error never comes with a request; an
 // accepted request is valid UTF-8 and its canonical form parses to the same
-// request (arguments compared canonically), with the digest of that form.
+// request (arguments and _meta compared canonically), with the digest of
+// that form; and EncodeRequest writes it to bytes that parse to it exactly.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("../testdata/requests/*.json")
 	for _, p := range seeds {
@@ -25,6 +26,7 @@ func FuzzParse(f *testing.F) {
 		`{"action":"x","arguments":[1,2.5e3,-0,{"a":null}]}`, `{"action":"\ud83d\ude00"}`,
 		`{"action":"\ud800"}`, `{"action":"x"} x`, "\xef\xbb\xbf{}", `{"action":"x","timeout":1e-3}`,
 		`{"action":"x","dimensions":[{"name":"p","value":"/","scopes":[{"label":"l","match":"/","kind":"prefix"}],"default":0}]}`,
+		`{"action":"x","_meta":{ "progressToken" : 1.50 }}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -35,6 +37,14 @@ func FuzzParse(f *testing.F) {
 				t.Fatal("a request came with an error")
 			}
 			return
+		}
+		_, sent, err := EncodeRequest(req)
+		if err != nil {
+			t.Fatalf("accepted, but EncodeRequest refuses it: %v", err)
+		}
+		sent.SHA256 = req.SHA256
+		if !reflect.DeepEqual(sent, req) {
+			t.Fatalf("EncodeRequest changes the request:\n%+v\n%+v", req, sent)
 		}
 		if !utf8.Valid(in) {
 			t.Fatal("accepted invalid UTF-8")
@@ -50,17 +60,21 @@ func FuzzParse(f *testing.F) {
 		if again.SHA256 != req.SHA256 {
 			t.Fatal("the canonical form has another digest")
 		}
-		if !sameArguments(t, req.Arguments, again.Arguments) {
+		if !sameJSON(t, req.Arguments, again.Arguments) {
 			t.Fatalf("arguments differ: %q vs %q", req.Arguments, again.Arguments)
 		}
+		if !sameJSON(t, req.Meta, again.Meta) {
+			t.Fatalf("_meta differs: %q vs %q", req.Meta, again.Meta)
+		}
 		req.Arguments, again.Arguments = nil, nil
+		req.Meta, again.Meta = nil, nil
 		if !reflect.DeepEqual(req, again) {
 			t.Fatalf("the canonical form parses differently:\n%+v\n%+v", req, again)
 		}
 	})
 }
 
-func sameArguments(t *testing.T, a, b []byte) bool {
+func sameJSON(t *testing.T, a, b []byte) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}

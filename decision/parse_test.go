@@ -194,7 +194,7 @@ func TestParseFullRequest(t *testing.T) {
 		Arguments:   []byte(`{ "path" : "/p/a", "n": [1, 2.50] }`),
 		Annotations: &Annotations{Title: "T", ReadOnlyHint: &f, DestructiveHint: &tr, IdempotentHint: &f, OpenWorldHint: &tr},
 		Persistent:  &f, SessionID: "s", RunID: "r", PolicyRevision: "7", Role: "dev",
-		Timeout: &timeout,
+		Timeout: &timeout, Meta: []byte(`{"x": [null]}`),
 	}
 	want.SHA256, _ = RequestSHA256([]byte(in))
 	if !reflect.DeepEqual(got, want) {
@@ -207,7 +207,7 @@ func TestParseMinimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.ID != nil || r.Arguments != nil || r.Persistent != nil || !r.IsPersistent() || r.Timeout != nil {
+	if r.ID != nil || r.Arguments != nil || r.Meta != nil || r.Persistent != nil || !r.IsPersistent() || r.Timeout != nil {
 		t.Errorf("absent fields were set: %+v", r)
 	}
 	// Cross-checked with an independent implementation (Python's json with

@@ -37,6 +37,9 @@ type Request struct {
 	Role           string
 	// Timeout is the caller's own deadline in seconds, nil when absent.
 	Timeout *float64
+	// Meta is the raw JSON object of "_meta" exactly as received, nil when
+	// the request had none. askperm ignores it, but it is part of SHA256.
+	Meta []byte
 
 	// SHA256 is the lowercase hex SHA-256 of the JCS form of the request as
 	// received; it becomes the decision's request_sha256.

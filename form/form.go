@@ -211,7 +211,7 @@ func (f *Form) dimension(name string) *decision.Dimension {
 // Decide validates a complete answer and builds its decision, answered by
 // frontend at time now (which dates a finite lifetime's expiry). A message
 // is never attached to an allow.
-func (f *Form) Decide(a Answer, frontend string, now time.Time) (decision.Decision, error) {
+func (f *Form) Decide(a Answer, frontend decision.Frontend, now time.Time) (decision.Decision, error) {
 	if err := f.CheckChoice(a); err != nil {
 		return decision.Decision{}, err
 	}

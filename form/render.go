@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -74,27 +75,36 @@ const (
 	selector              // variation selector: passes right after a base
 )
 
-// Tables merged once, so that classifying a rune takes few lookups.
-var (
+// runeTables are merged once, on first use, so that classifying a rune
+// takes few lookups and a process that renders nothing builds nothing.
+type runeTables struct {
 	// graphic is what unicode.IsPrint accepts beyond ASCII: L, M, N, P, S.
 	// The rest (Zs, Zl, Zp, Cf, Co, Cs and unassigned, noncharacters
 	// included) is hidden.
-	graphic   = rangetable.Merge(unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
-	combining = rangetable.Merge(unicode.Mn, unicode.Me)
+	graphic, combining *unicode.RangeTable
 	// invisible is what unicode.IsPrint accepts but shows nothing or
 	// obscures its neighbours: invisible letters and marks (U+115F, U+1160,
 	// U+3164, U+FFA0, U+034F, U+17B4, U+17B5), blank-looking symbols
 	// (braille blank, object replacement, null notehead) and overlays.
-	invisible = rangetable.Merge(
-		unicode.Other_Default_Ignorable_Code_Point,
-		rangetable.New(0x2800, 0xfffc, 0x1d159),
-		overlays(),
-	)
-)
+	invisible *unicode.RangeTable
+}
+
+var tables = sync.OnceValue(func() runeTables {
+	combining := rangetable.Merge(unicode.Mn, unicode.Me)
+	return runeTables{
+		graphic:   rangetable.Merge(unicode.L, unicode.M, unicode.N, unicode.P, unicode.S),
+		combining: combining,
+		invisible: rangetable.Merge(
+			unicode.Other_Default_Ignorable_Code_Point,
+			rangetable.New(0x2800, 0xfffc, 0x1d159),
+			overlays(combining),
+		),
+	}
+})
 
 // overlays returns the marks drawn over their base (U+0334-U+0338 and kin,
 // canonical combining class 1), which can strike text out of recognition.
-func overlays() *unicode.RangeTable {
+func overlays(combining *unicode.RangeTable) *unicode.RangeTable {
 	var rs []rune
 	rangetable.Visit(combining, func(r rune) {
 		if norm.NFD.PropertiesString(string(r)).CCC() == 1 {
@@ -112,9 +122,12 @@ func classify(r rune) class {
 		return control
 	case r < 0x7f:
 		return shown
-	case !unicode.Is(graphic, r) || unicode.Is(invisible, r):
+	}
+	t := tables()
+	switch {
+	case !unicode.Is(t.graphic, r) || unicode.Is(t.invisible, r):
 		return hidden
-	case unicode.Is(combining, r):
+	case unicode.Is(t.combining, r):
 		if unicode.Is(unicode.Variation_Selector, r) {
 			return selector
 		}
@@ -250,6 +263,14 @@ func Preview(d decision.Detail) DetailPreview {
 	p.Shown, p.Truncated = n, n < p.Chars
 	p.Text = Block(d.Text[:end])
 	return p
+}
+
+// Warning says how much of a truncated detail is shown; "" when all is.
+func (p DetailPreview) Warning() string {
+	if !p.Truncated {
+		return ""
+	}
+	return fmt.Sprintf("WARNING: only the first %d of %d characters are shown.", p.Shown, p.Chars)
 }
 
 // Heading returns the one-line header of a preview, such as

@@ -246,6 +246,9 @@ func (f *Form) Message(stage Stage, a Answer) string {
 	if stage == StageRule {
 		fmt.Fprintf(&b, "%s: the rule to save\n", ChoiceLabel(a.Choice))
 		fmt.Fprintf(&b, "Rule: %s\n", f.RuleSummary(a))
+		for _, l := range f.FixedScopes() {
+			b.WriteString(l + "\n")
+		}
 		return b.String()
 	}
 	b.WriteString("An agent asks for permission.\n")
@@ -261,8 +264,8 @@ func (f *Form) Message(stage Stage, a Answer) string {
 	}
 	for _, p := range f.Details() {
 		fmt.Fprintf(&b, "Detail %s:\n%s\n", p.Heading(), Gutter(p.Text))
-		if p.Truncated {
-			fmt.Fprintf(&b, "WARNING: only the first %d of %d characters are shown.\n", p.Shown, p.Chars)
+		if w := p.Warning(); w != "" {
+			b.WriteString(w + "\n")
 		}
 	}
 	return b.String()

@@ -1,32 +1,32 @@
 package prompt
 
 import (
-	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/decision"
 )
 
-// Options configure the frontends. cmd fills them from flags, the
-// environment and the config file; frontends read nothing from the process
-// environment themselves.
+// Options configure the frontends. The caller fills them from its
+// settings; frontends read nothing from the process environment themselves.
 type Options struct {
 	// TTY is the terminal the terminal frontends use; "" means /dev/tty.
 	TTY string
 	// ArmDelay is how long after a prompt opens before an allow can be
 	// confirmed; keys arriving earlier never approve.
 	ArmDelay time.Duration
-	// Getenv reads the caller's environment (TERM, NO_COLOR, DISPLAY, ...).
+	// Getenv reads the caller's environment (TERM, NO_COLOR, DISPLAY, ...);
+	// nil is an empty environment.
 	Getenv func(string) string
 	// DialogPaths maps "yad" and "zenity" to configured absolute program
 	// paths; a missing entry is looked up in fixed system directories.
 	DialogPaths map[string]string
 }
 
-// getenv reads the caller's environment; without one it is empty.
-func (o Options) getenv(key string) string {
+// Env reads the caller's environment; without one it is empty.
+func (o Options) Env(key string) string {
 	if o.Getenv == nil {
 		return ""
 	}
@@ -40,64 +40,32 @@ const DefaultArmDelay = 500 * time.Millisecond
 // full-screen UI, the line prompt where the terminal cannot do a full-screen
 // UI, then the dialogs. Each frontend reports itself unavailable when its
 // terminal or display is missing.
-var DefaultOrder = []string{"tui", "line", "yad", "zenity"}
+var DefaultOrder = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity}
 
-// Names lists every frontend name --frontend accepts.
-var Names = []string{"tui", "line", "yad", "zenity", "none"}
+// Names lists every frontend name a chain may hold.
+var Names = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity, decision.FrontendNone}
 
 // ParseList splits a comma-separated frontend list, rejecting unknown and
 // repeated names.
-func ParseList(s string) ([]string, error) {
-	var names []string
-	seen := map[string]bool{}
+func ParseList(s string) ([]decision.Frontend, error) {
+	var names []decision.Frontend
 	for _, n := range strings.Split(s, ",") {
-		n = strings.TrimSpace(n)
-		if !isName(n) {
-			return nil, fmt.Errorf("unknown frontend %q (known: %s)", n, strings.Join(Names, ", "))
+		name := decision.Frontend(strings.TrimSpace(n))
+		if !slices.Contains(Names, name) {
+			return nil, fmt.Errorf("unknown frontend %q (known: %s)", name, joinNames(Names))
 		}
-		if seen[n] {
-			return nil, fmt.Errorf("frontend %q listed twice", n)
+		if slices.Contains(names, name) {
+			return nil, fmt.Errorf("frontend %q listed twice", name)
 		}
-		seen[n] = true
-		names = append(names, n)
+		names = append(names, name)
 	}
 	return names, nil
 }
 
-func isName(n string) bool {
-	for _, k := range Names {
-		if n == k {
-			return true
-		}
+func joinNames(names []decision.Frontend) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
 	}
-	return false
-}
-
-// Chain builds the frontends named, in order. Names must come from
-// ParseList or DefaultOrder.
-func Chain(names []string, o Options) []Frontend {
-	chain := make([]Frontend, 0, len(names))
-	for _, n := range names {
-		switch n {
-		case "tui":
-			chain = append(chain, newTUI(o))
-		case "line":
-			chain = append(chain, newLine(o))
-		case "yad", "zenity":
-			chain = append(chain, newDialog(n, o))
-		case "none":
-			chain = append(chain, none{})
-		}
-	}
-	return chain
-}
-
-// none ends a chain: it never starts, so the request is denied as
-// unavailable.
-type none struct{}
-
-func (none) Name() string { return "none" }
-
-func (none) Ask(context.Context, *form.Form) (form.Answer, error) {
-	return form.Answer{}, fmt.Errorf("chosen: %w", ErrUnavailable)
+	return strings.Join(s, ", ")
 }

@@ -1,7 +1,19 @@
-// Package prompt owns the frontends that ask a person: the full-screen
-// terminal UI, the line prompt, the zenity and yad dialogs, and the chain
-// that picks the first one able to start. Frontends walk the form through
-// form.Walk and never validate answers themselves.
+// Package prompt is how askperm asks a person. A Frontend walks the
+// two-stage form (package form) on one interface and returns the person's
+// answer; Ask tries a chain of frontends in order and returns the first
+// answer given. The frontends live in the packages beneath this one:
+// prompt/tui (the full-screen terminal UI), prompt/line (the line prompt)
+// and prompt/dialog (yad and zenity). None of them validates an answer
+// itself: form does.
+//
+// A caller builds the chain it wants and asks:
+//
+//	chain := []prompt.Frontend{tui.New(opts), line.New(opts), prompt.None{}}
+//	answer, by, err := prompt.Ask(ctx, chain, form.New(req, form.Options{}))
+//
+// An error wrapping ErrUnavailable means nobody could be asked; one
+// wrapping ErrCancelled means the person dismissed the prompt; both, like
+// every other error, must end in a deny.
 package prompt
 
 import (
@@ -9,13 +21,15 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 )
 
-// Frontend asks a person through one interface.
+// Frontend asks a person through one interface. A frontend keeps no state
+// between calls of Ask: one value may serve many requests, also at once.
 type Frontend interface {
 	// Name is the frontend's name in --frontend and in the decision.
-	Name() string
+	Name() decision.Frontend
 	// Ask walks the form. It returns an error wrapping ErrUnavailable when it
 	// could not start (the chain then tries the next frontend), one wrapping
 	// ErrCancelled when the person dismissed it, and ctx's error when ctx
@@ -35,11 +49,11 @@ var ErrCancelled = errors.New("cancelled")
 // Ask tries the chain in order and returns the first started frontend's
 // answer and name. When none can start it returns an error wrapping
 // ErrUnavailable that names each frontend's reason.
-func Ask(ctx context.Context, chain []Frontend, f *form.Form) (form.Answer, string, error) {
+func Ask(ctx context.Context, chain []Frontend, f *form.Form) (form.Answer, decision.Frontend, error) {
 	var reasons []error
 	for _, fe := range chain {
 		if err := ctx.Err(); err != nil {
-			return form.Answer{}, "none", err
+			return form.Answer{}, decision.FrontendNone, err
 		}
 		a, err := fe.Ask(ctx, f)
 		if errors.Is(err, ErrUnavailable) {
@@ -49,7 +63,19 @@ func Ask(ctx context.Context, chain []Frontend, f *form.Form) (form.Answer, stri
 		return a, fe.Name(), err
 	}
 	if len(reasons) == 0 {
-		return form.Answer{}, "none", fmt.Errorf("no frontend configured: %w", ErrUnavailable)
+		return form.Answer{}, decision.FrontendNone, fmt.Errorf("no frontend configured: %w", ErrUnavailable)
 	}
-	return form.Answer{}, "none", errors.Join(reasons...)
+	return form.Answer{}, decision.FrontendNone, errors.Join(reasons...)
+}
+
+// None ends a chain: it never starts, so the request is denied as
+// unavailable.
+type None struct{}
+
+// Name is "none".
+func (None) Name() decision.Frontend { return decision.FrontendNone }
+
+// Ask reports ErrUnavailable.
+func (None) Ask(context.Context, *form.Form) (form.Answer, error) {
+	return form.Answer{}, fmt.Errorf("chosen: %w", ErrUnavailable)
 }

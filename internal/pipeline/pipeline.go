@@ -1,0 +1,254 @@
+// Package pipeline owns the life of one request, from its bytes to its
+// outcome: read it under the deadline, parse it strictly, build its one
+// deadline, ask the sources of an automatic answer (policy, combined by
+// strictest wins, then canned answers), then the frontend chain, build the
+// form's decision, record it, and return the outcome. Every failure,
+// timeout, signal and panic after a valid request exists becomes a deny.
+//
+// The commands askperm, gate and the hook adapters all decide through one
+// Pipeline; it knows nothing of flags, keeps no state between requests, and
+// may decide many requests at once.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/prompt"
+)
+
+// Errors of an outcome with no decision to write.
+var (
+	// ErrInvalidRequest: the request could not be read or is invalid.
+	ErrInvalidRequest = errors.New("invalid request")
+	// ErrNoMatch: Strict and no canned answer matched, a mistake of the
+	// script driving askperm.
+	ErrNoMatch = errors.New("no canned answer matches the request")
+	// ErrBadAnswer: a canned answer the form rejects, a mistake of the
+	// script driving askperm.
+	ErrBadAnswer = errors.New("invalid canned answer")
+)
+
+// invalid is an error of an invalid request: it is ErrInvalidRequest
+// and says what was wrong.
+type invalid struct{ error }
+
+func (invalid) Is(target error) bool { return target == ErrInvalidRequest }
+
+func (e invalid) Unwrap() error { return e.error }
+
+// ErrTimeout is the cause of a request's context that ended at its
+// deadline.
+var ErrTimeout = errors.New("timeout")
+
+// maxCallerTimeout bounds a request's own timeout.
+const maxCallerTimeout = 365 * 24 * time.Hour
+
+// Config is what a Pipeline decides with.
+type Config struct {
+	// Timeout is askperm's deadline for one request, counted from when the
+	// request started, reading it included. The request's own timeout
+	// shortens it.
+	Timeout time.Duration
+	// MaxRequest caps a request's size in bytes.
+	MaxRequest int64
+	// Policy are the sources of an automatic opinion, combined by strictest
+	// wins before anyone is asked.
+	Policy []Source
+	// Answers are canned answers, consulted when policy says prompt; nil:
+	// none.
+	Answers *answers.File
+	// Strict makes a request no canned answer matches an error (ErrNoMatch)
+	// instead of a question.
+	Strict bool
+	// Frontends is the frontend chain, by name, asked when nothing else
+	// answers; Prompt configures it.
+	Frontends []decision.Frontend
+	Prompt    prompt.Options
+	// Form holds the form's options.
+	Form form.Options
+	// Record is called once with every decision made; nil records nothing.
+	Record func(Record)
+	// Now reads the clock; it dates a rule's expiry. Nil is time.Now.
+	Now func() time.Time
+	// Warn reports a diagnostic (one line, no prefix); nil drops it.
+	Warn func(string)
+}
+
+// Record is what the record step sees of one decision.
+type Record struct {
+	Request  *decision.Request
+	Decision decision.Decision
+	// Opinions are the policy's opinions that were not abstentions.
+	Opinions []Opinion
+	Start    time.Time // when the request started
+}
+
+// Outcome is how one request ended: a decision to write, or none.
+type Outcome struct {
+	// Request is the parsed request; nil when none was valid.
+	Request *decision.Request
+	// Decision is the decision to write; nil when nothing may be written
+	// (Err wraps ErrInvalidRequest, ErrNoMatch or ErrBadAnswer).
+	Decision *decision.Decision
+	// Err is why it ended as it did. With a Decision it is an internal
+	// failure (the decision then denies with cause error).
+	Err error
+}
+
+// Pipeline decides requests.
+type Pipeline struct {
+	c     Config
+	chain []prompt.Frontend
+}
+
+// New returns the pipeline of c.
+func New(c Config) *Pipeline {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Warn == nil {
+		c.Warn = func(string) {}
+	}
+	return &Pipeline{c: c, chain: chain(c.Frontends, c.Prompt)}
+}
+
+// Run reads one request from r, at most MaxRequest bytes up to EOF before
+// the deadline, and decides it.
+func (p *Pipeline) Run(ctx context.Context, r io.Reader) Outcome {
+	start := time.Now()
+	ctx, cancel := p.deadline(ctx, start)
+	defer cancel()
+	raw, err := readRequest(ctx, r, p.c.MaxRequest)
+	if err != nil {
+		return Outcome{Err: invalid{err}}
+	}
+	return p.decide(ctx, start, raw)
+}
+
+// Decide decides a request already read.
+func (p *Pipeline) Decide(ctx context.Context, raw []byte) Outcome {
+	start := time.Now()
+	ctx, cancel := p.deadline(ctx, start)
+	defer cancel()
+	if int64(len(raw)) > p.c.MaxRequest {
+		return Outcome{Err: invalid{fmt.Errorf("request larger than %d bytes", p.c.MaxRequest)}}
+	}
+	return p.decide(ctx, start, raw)
+}
+
+// deadline is askperm's deadline for a request started at start.
+func (p *Pipeline) deadline(ctx context.Context, start time.Time) (context.Context, context.CancelFunc) {
+	return context.WithDeadlineCause(ctx, start.Add(p.c.Timeout), ErrTimeout)
+}
+
+// decide parses raw and, once it is a valid request, always ends in a
+// decision (but for a script's mistakes), recorded.
+func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outcome {
+	req, err := decision.Parse(raw)
+	if err != nil {
+		return Outcome{Err: invalid{err}}
+	}
+	// The caller's own deadline, in seconds from the start, less a second
+	// so that the answer arrives before it. Converting a float beyond a
+	// Duration's range is undefined in Go: clamp first.
+	if req.Timeout != nil {
+		secs := min(*req.Timeout, maxCallerTimeout.Seconds())
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, start.Add(time.Duration(secs*float64(time.Second))-time.Second), ErrTimeout)
+		defer cancel()
+	}
+	d, ops, err := p.safely(ctx, req)
+	if d == nil {
+		return Outcome{Request: req, Err: err}
+	}
+	if p.c.Record != nil {
+		p.c.Record(Record{Request: req, Decision: *d, Opinions: ops, Start: start})
+	}
+	return Outcome{Request: req, Decision: d, Err: err}
+}
+
+// safely is answer with a panic turned into a deny with cause error.
+func (p *Pipeline) safely(ctx context.Context, req *decision.Request) (d *decision.Decision, ops []Opinion, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			d, err = denied(req, decision.CauseError, decision.FrontendNone), fmt.Errorf("internal error: %v", v)
+		}
+	}()
+	return p.answer(ctx, req)
+}
+
+// answer asks, in order, the policy, the canned answers and the frontend
+// chain, and returns the decision with the policy's opinions. A nil
+// decision comes with ErrNoMatch or ErrBadAnswer; a decision with an
+// error is an internal failure.
+func (p *Pipeline) answer(ctx context.Context, req *decision.Request) (*decision.Decision, []Opinion, error) {
+	if ctx.Err() != nil {
+		return ended(ctx, req, decision.FrontendNone), nil, nil
+	}
+	ops := opinions(p.c.Policy, req)
+	if d := decide(req, ops); d != nil {
+		return d, ops, nil
+	}
+	f := form.New(req, p.c.Form)
+	if p.c.Answers != nil {
+		if e, ok := p.c.Answers.Match(req); ok {
+			if e.Message != "" && e.Choice.IsAllow() {
+				p.c.Warn("the message of a canned allow is ignored")
+			}
+			d, err := f.Decide(e.Answer(f), decision.FrontendAnswers, p.c.Now())
+			if err != nil {
+				return nil, ops, fmt.Errorf("%w: %w", ErrBadAnswer, err)
+			}
+			return &d, ops, nil
+		}
+	}
+	if p.c.Strict {
+		return nil, ops, ErrNoMatch
+	}
+	d, err := p.ask(ctx, f)
+	return d, ops, err
+}
+
+// ask asks the frontend chain and turns each way it can end into a
+// decision.
+func (p *Pipeline) ask(ctx context.Context, f *form.Form) (*decision.Decision, error) {
+	req := f.Req
+	a, by, err := prompt.Ask(ctx, p.chain, f)
+	switch {
+	case ctx.Err() != nil:
+		return ended(ctx, req, by), nil
+	case errors.Is(err, prompt.ErrUnavailable):
+		p.c.Warn(fmt.Sprintf("nobody can be asked: %v", err))
+		return denied(req, decision.CauseUnavailable, decision.FrontendNone), nil
+	case errors.Is(err, prompt.ErrCancelled):
+		return denied(req, decision.CauseCancelled, by), nil
+	case err != nil:
+		return denied(req, decision.CauseError, decision.FrontendNone), fmt.Errorf("frontend %s: %w", by, err)
+	}
+	d, err := f.Decide(a, by, p.c.Now())
+	if err != nil {
+		return denied(req, decision.CauseError, decision.FrontendNone), fmt.Errorf("frontend %s returned an invalid answer: %w", by, err)
+	}
+	return &d, nil
+}
+
+// ended is the deny of a request whose context ended: at the deadline, or
+// by a signal or the caller going away.
+func ended(ctx context.Context, req *decision.Request, by decision.Frontend) *decision.Decision {
+	if errors.Is(context.Cause(ctx), ErrTimeout) {
+		return denied(req, decision.CauseTimeout, by)
+	}
+	return denied(req, decision.CauseCancelled, by)
+}
+
+func denied(req *decision.Request, cause decision.Cause, by decision.Frontend) *decision.Decision {
+	d := decision.Denied(req, cause, by)
+	return &d
+}

@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// readRequest reads a whole request from r: everything up to EOF, at most
+// max bytes, before ctx ends. A caller that never closes its end gets an
+// error when ctx ends, never an answer to a half-read request.
+//
+// A pipe, socket or terminal is read through the runtime poller, so that
+// the read ends with ctx and nothing is left behind; other readers are read
+// in a goroutine that ends when their read does.
+func readRequest(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		if pf, release, ok := pollable(f); ok {
+			defer release()
+			stop := context.AfterFunc(ctx, func() { _ = pf.SetReadDeadline(time.Unix(1, 0)) })
+			defer stop()
+			b, err := io.ReadAll(io.LimitReader(pf, max+1))
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("request not fully read: %w", context.Cause(ctx))
+			}
+			return checkRead(b, err, max)
+		}
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, max+1))
+		done <- result{b, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, fmt.Errorf("request not fully read: %w", context.Cause(ctx))
+	case res := <-done:
+		return checkRead(res.b, res.err, max)
+	}
+}
+
+func checkRead(b []byte, err error, max int64) ([]byte, error) {
+	if err != nil {
+		return nil, fmt.Errorf("reading the request: %w", err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("request larger than %d bytes", max)
+	}
+	return b, nil
+}
+
+// pollable returns a copy of f that the runtime poller serves, and how to
+// release it, or false when f cannot be polled (a regular file, whose
+// reads never wait). The copy shares f's open file description, so the
+// non-blocking mode it needs is taken off again on release unless f had
+// it already: the caller's end of a shared pipe is left as it was.
+func pollable(f *os.File) (*os.File, func(), bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, nil, false
+	}
+	var dup, flags int
+	var ctlErr error
+	if err := rc.Control(func(fd uintptr) {
+		if flags, ctlErr = unix.FcntlInt(fd, unix.F_GETFL, 0); ctlErr == nil {
+			dup, ctlErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+		}
+	}); err != nil || ctlErr != nil {
+		return nil, nil, false
+	}
+	wasNonblock := flags&unix.O_NONBLOCK != 0
+	restore := func() {
+		if !wasNonblock {
+			_ = unix.SetNonblock(dup, false)
+		}
+	}
+	if err := unix.SetNonblock(dup, true); err != nil {
+		unix.Close(dup)
+		return nil, nil, false
+	}
+	pf := os.NewFile(uintptr(dup), f.Name())
+	if pf.SetReadDeadline(time.Time{}) != nil { // not pollable
+		restore()
+		pf.Close()
+		return nil, nil, false
+	}
+	return pf, func() {
+		restore()
+		pf.Close()
+	}, true
+}

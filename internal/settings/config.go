@@ -1,0 +1,95 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+
+	"github.com/askperm/askperm/internal/userfile"
+)
+
+// Config is config.toml, as written: values are checked and typed by
+// Resolve, so that an error can name the file and the key. Empty values
+// mean "not set". New sections ([rules], [state], [limits], ...) are new
+// fields here.
+type Config struct {
+	// Timeout is the default --timeout: "30s", "5m", or seconds.
+	Timeout Duration `toml:"timeout"`
+	// Frontends is the default frontend order (as --frontend).
+	Frontends []string `toml:"frontends"`
+	// ArmDelay is how long after a prompt opens before an allow can be
+	// confirmed: "500ms", "1s", or seconds.
+	ArmDelay Duration `toml:"arm_delay"`
+	// Dialogs maps "yad" and "zenity" to absolute program paths.
+	Dialogs map[string]string `toml:"dialogs"`
+}
+
+// Duration is a duration as config.toml gives it: a string such as "30s",
+// or a number of seconds, kept as text for the parser the matching flag
+// uses.
+type Duration string
+
+// UnmarshalTOML takes a string or a number.
+func (d *Duration) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*d = Duration(v)
+	case int64:
+		*d = Duration(strconv.FormatInt(v, 10))
+	case float64:
+		*d = Duration(strconv.FormatFloat(v, 'g', -1, 64))
+	default:
+		return fmt.Errorf("expected a duration such as \"30s\" or a number of seconds, not %T", v)
+	}
+	return nil
+}
+
+// Path is where the config file lives: $XDG_CONFIG_HOME/askperm/config.toml,
+// else ~/.config/askperm/config.toml; "" when neither is known.
+func Path(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) { // the XDG spec: relative values are ignored
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "askperm", "config.toml")
+}
+
+// Load reads the config file at path. A missing file is an empty config
+// when optional (the default location), an error when named explicitly.
+func Load(path string, optional bool) (Config, error) {
+	b, err := userfile.Read(path)
+	if optional && errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, err
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes config.toml strictly: unknown keys are errors.
+func Parse(b []byte) (Config, error) {
+	var c Config
+	if err := userfile.DecodeTOML(b, &c); err != nil {
+		return Config{}, err
+	}
+	for name, p := range c.Dialogs {
+		if name != "yad" && name != "zenity" {
+			return Config{}, fmt.Errorf("dialogs: unknown dialog %q (known: yad, zenity)", name)
+		}
+		if !filepath.IsAbs(p) {
+			return Config{}, fmt.Errorf("dialogs.%s: %q is not an absolute path", name, p)
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,118 @@
+// Package settings resolves askperm's settings once, into their types:
+// each from its flag, else its environment variable, else config.toml,
+// else its default. Every error names where the bad value came from
+// ("--timeout: ...", "ASKPERM_FRONTEND: ...", "/home/a/.config/askperm/
+// config.toml: timeout: ..."), and nothing below the command line reads
+// flags, the environment or the config file again.
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/prompt"
+)
+
+// Defaults of the settings that have one.
+const (
+	DefaultTimeout    = 300 * time.Second
+	DefaultMaxRequest = 1 << 20
+)
+
+// Flags are the settings' flags as given on the command line; "" is not
+// given.
+type Flags struct {
+	Timeout    string // --timeout
+	MaxRequest string // --max-request
+	Frontend   string // --frontend
+	TTY        string // --tty
+	Config     string // --config
+}
+
+// Settings are the resolved settings.
+type Settings struct {
+	// Timeout is askperm's deadline for one request, reading it included.
+	Timeout time.Duration
+	// MaxRequest is the largest request accepted, in bytes.
+	MaxRequest int64
+	// Frontends is the frontend chain, in order.
+	Frontends []decision.Frontend
+	// Prompt configures the frontends: terminal, arming delay, dialog
+	// programs, and the caller's environment they read (TERM, DISPLAY, ...).
+	Prompt prompt.Options
+}
+
+// Resolve resolves the settings from flags, the environment (read through
+// getenv) and the config file: --config, else ASKPERM_CONFIG, else the
+// default location when the file exists.
+func Resolve(f Flags, getenv func(string) string) (Settings, error) {
+	path, cfg, err := loadConfig(f.Config, getenv)
+	if err != nil {
+		return Settings{}, err
+	}
+	// key is a value of the config file.
+	key := func(name, value string) from { return from{path + ": " + name, value} }
+	s := Settings{
+		Timeout:    DefaultTimeout,
+		MaxRequest: DefaultMaxRequest,
+		Frontends:  prompt.DefaultOrder,
+		Prompt: prompt.Options{
+			ArmDelay:    prompt.DefaultArmDelay,
+			Getenv:      getenv,
+			DialogPaths: cfg.Dialogs,
+		},
+	}
+	str := func(s string) (string, error) { return s, nil }
+	return s, errors.Join(
+		pick(&s.Timeout, ParseTimeout, from{"--timeout", f.Timeout}, key("timeout", string(cfg.Timeout))),
+		pick(&s.MaxRequest, ParseSize, from{"--max-request", f.MaxRequest}),
+		pick(&s.Frontends, prompt.ParseList, from{"--frontend", f.Frontend},
+			from{"ASKPERM_FRONTEND", getenv("ASKPERM_FRONTEND")}, key("frontends", strings.Join(cfg.Frontends, ","))),
+		pick(&s.Prompt.TTY, str, from{"--tty", f.TTY}, from{"ASKPERM_TTY", getenv("ASKPERM_TTY")}),
+		pick(&s.Prompt.ArmDelay, ParseDuration, key("arm_delay", string(cfg.ArmDelay))),
+	)
+}
+
+// from is a value and where it came from: a flag, a variable, or a key
+// of the config file.
+type from struct{ source, value string }
+
+// pick parses the first value given, strongest source first, into dst,
+// and names its source in the error. A weaker value is not looked at: a
+// flag mends a bad variable.
+func pick[T any](dst *T, parse func(string) (T, error), vs ...from) error {
+	for _, v := range vs {
+		if v.value == "" {
+			continue
+		}
+		t, err := parse(v.value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", v.source, err)
+		}
+		*dst = t
+		return nil
+	}
+	return nil
+}
+
+// loadConfig reads the config file named by --config or ASKPERM_CONFIG,
+// or the default one when it exists. It returns the path ("" for none).
+func loadConfig(flag string, getenv func(string) string) (string, Config, error) {
+	named := flag
+	if named == "" {
+		named = getenv("ASKPERM_CONFIG")
+	}
+	if named != "" {
+		c, err := Load(named, false)
+		return named, c, err
+	}
+	p := Path(getenv)
+	if p == "" {
+		return "", Config{}, nil
+	}
+	c, err := Load(p, true)
+	return p, c, err
+}

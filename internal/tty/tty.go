@@ -1,0 +1,59 @@
+// Package tty opens the terminal a prompt runs on and guards it: the
+// foreground check, typeahead flushing, and job-control signals held off
+// while a prompt reads. The terminal frontends (prompt/tui, prompt/line)
+// share it.
+package tty
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/askperm/askperm/prompt"
+)
+
+// Default is the controlling terminal.
+const Default = "/dev/tty"
+
+// Open opens the terminal a prompt runs on, read-write, for input and
+// output alike. It reports ErrUnavailable when there is no such terminal
+// (ENXIO without a controlling terminal), when path is not a terminal, or
+// when the terminal is our controlling one but we are not in its foreground
+// process group: reading or changing modes there would stop the process
+// with SIGTTIN/SIGTTOU and hang it.
+func Open(path string) (*os.File, error) {
+	if path == "" {
+		path = Default
+	}
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, err, prompt.ErrUnavailable)
+	}
+	tty := os.NewFile(uintptr(fd), path)
+	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+		tty.Close()
+		return nil, fmt.Errorf("%s: not a terminal: %w", path, prompt.ErrUnavailable)
+	}
+	fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	switch {
+	case errors.Is(err, syscall.ENOTTY):
+		// Not our controlling terminal (--tty naming another pane): job
+		// control does not apply to us there.
+	case err != nil:
+		tty.Close()
+		return nil, fmt.Errorf("%s: foreground process group: %w: %w", path, err, prompt.ErrUnavailable)
+	case fg != unix.Getpgrp():
+		tty.Close()
+		return nil, fmt.Errorf("%s: not in the terminal's foreground process group: %w", path, prompt.ErrUnavailable)
+	}
+	return tty, nil
+}
+
+// Flush discards typeahead: keys typed before the prompt was shown
+// must never answer it.
+func Flush(tty *os.File) error {
+	return unix.IoctlSetInt(int(tty.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+}

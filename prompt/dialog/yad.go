@@ -1,0 +1,219 @@
+package dialog
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/prompt"
+)
+
+// yad shows the request in a --text-info viewer with a button per choice,
+// the denial reason in an --entry, and stage "rule" in one --form.
+type yad struct{ d *walk }
+
+// Button ids askperm gives yad. Only a deny has id 0, which is also what
+// Enter and Ctrl+Enter give; every allow has its own. yad prints a form's
+// values only for even ids, which Back and Save rule need.
+const (
+	yadAllowOnce    = 10
+	yadAllowSession = 12
+	yadAllowAlways  = 14
+	yadDenyAlways   = 16
+	yadBack         = 20
+	yadSave         = 22
+)
+
+var yadChoiceIDs = map[form.Choice]int{
+	form.DenyOnce:     0,
+	form.DenyAlways:   yadDenyAlways,
+	form.AllowAlways:  yadAllowAlways,
+	form.AllowOnce:    yadAllowOnce,
+	form.AllowSession: yadAllowSession,
+}
+
+// yad's own exit statuses that mean the person dismissed it.
+const (
+	yadExitCancel = 1   // its Cancel button; askperm offers none, so the window went away
+	yadExitEscape = 252 // Escape, or the window closed
+)
+
+// yadSep separates a form's output values and a combo's items: a control
+// character, which rendered text never holds.
+const yadSep = "\x1f"
+
+func yadArgs(kind string, more ...string) []string {
+	return dialogArgs(kind, append([]string{"--center"}, more...)...)
+}
+
+func yadButtonArg(label string, id int) string { return fmt.Sprintf("--button=%s:%d", label, id) }
+
+// yadLiteral protects text from the g_strcompress yad applies to --text
+// and combo items, so that it shows exactly as given.
+func yadLiteral(s string) string { return strings.ReplaceAll(s, `\`, `\\`) }
+
+// yadButton returns the id of the button that closed a yad dialog: 0 or
+// one of ids.
+func yadButton(e dialogExit, ids ...int) (int, error) {
+	switch {
+	case e.code == 0 || slices.Contains(ids, e.code):
+		return e.code, nil
+	case e.code == yadExitEscape, e.code == yadExitCancel:
+		return 0, fmt.Errorf("yad closed without an answer (status %d): %w", e.code, prompt.ErrCancelled)
+	default: // 70: its own --timeout, which askperm never sets
+		return 0, e.unexpected("yad")
+	}
+}
+
+func (y yad) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, error) {
+	args := yadArgs("--text-info", dialogDoc, dialogHeight, "--text=Read the request below, then choose.")
+	ids := make([]int, len(choices))
+	for i, c := range choices {
+		ids[i] = yadChoiceIDs[c]
+		args = append(args, yadButtonArg(form.ChoiceLabel(c), ids[i]))
+	}
+	e, err := y.d.run(ctx, text, args...)
+	if err != nil {
+		return "", err
+	}
+	id, err := yadButton(e, ids...)
+	if err != nil {
+		return "", err
+	}
+	return choices[slices.Index(ids, id)], nil
+}
+
+func (y yad) reason(ctx context.Context, c form.Choice, before string) (string, error) {
+	e, err := y.d.run(ctx, "", yadArgs("--entry",
+		"--text="+dialogReasonText, "--entry-label=Reason", "--entry-text="+before,
+		yadButtonArg(form.ChoiceLabel(c), 0))...)
+	if err != nil {
+		return "", err
+	}
+	if _, err := yadButton(e); err != nil {
+		return "", err
+	}
+	return dialogLine("yad", e.stdout)
+}
+
+// AskRule shows the rule form until Save rule is chosen on the very rule
+// its text states: a form whose choices changed the rule is shown again
+// with the new rule, so the person saves only what they read.
+func (y yad) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
+	note := ""
+	for {
+		b, id, err := y.ruleForm(ctx, f, *a, note)
+		switch {
+		case err != nil:
+			return false, err
+		case id == 0:
+			a.Choice = form.DenyOnce
+			return false, nil
+		case id == yadBack:
+			*a = b
+			return true, nil
+		case !dialogSameRule(*a, b):
+			*a = b
+			note = "The rule changed: check it, then choose Save rule again."
+		default:
+			if err := f.CheckRule(b); err != nil {
+				note = "Not saved: " + form.Line(err.Error())
+				continue
+			}
+			return false, nil
+		}
+	}
+}
+
+// ruleForm shows the rule form for a and returns the answer it holds when
+// closed by Back or Save rule, and the button's id. A question that takes
+// several answers is a checkbox per option, any other a combo.
+func (y yad) ruleForm(ctx context.Context, f *form.Form, a form.Answer, note string) (form.Answer, int, error) {
+	var text strings.Builder
+	var fields, values []string
+	text.WriteString(f.Message(form.StageRule, a))
+	qs := f.RuleQuestions(a)
+	for _, q := range qs {
+		if q.Multi {
+			chosen := q.Chosen(a)
+			for i, o := range q.Options {
+				fmt.Fprintf(&text, "%s %d: %s\n", q.Item, i+1, o.Label)
+				fields = append(fields, fmt.Sprintf("--field=%s %d:CHK", q.Item, i+1))
+				values = append(values, strings.ToUpper(strconv.FormatBool(slices.Contains(chosen, o.Value))))
+			}
+			continue
+		}
+		fmt.Fprintf(&text, "%s: %s\n", q.Name, q.Title)
+		fields = append(fields, "--field="+q.Name+":CB")
+		items := make([]string, len(q.Options))
+		for i, o := range q.Options {
+			items[i] = yadLiteral(dialogWrap(dialogItem(i, o.Label)))
+			if i == dialogCurrent(q, a) {
+				items[i] = "^" + items[i] // the preselected item
+			}
+		}
+		values = append(values, strings.Join(items, yadSep))
+	}
+	if note != "" {
+		text.WriteString("\n" + note + "\n")
+	}
+	args := yadArgs("--form", "--separator="+yadSep, "--item-separator="+yadSep, "--num-output",
+		"--text="+yadLiteral(dialogWrap(text.String())),
+		yadButtonArg(form.BackLabel, yadBack), yadButtonArg(form.SaveLabel, yadSave), yadButtonArg(form.ChoiceLabel(form.DenyOnce), 0))
+	e, err := y.d.run(ctx, "", append(append(args, fields...), values...)...)
+	if err != nil {
+		return a, 0, err
+	}
+	id, err := yadButton(e, yadBack, yadSave)
+	if err != nil || id == 0 {
+		return a, id, err
+	}
+	b, err := yadParseRule(e.stdout, qs, a)
+	return b, id, err
+}
+
+// yadParseRule reads the rule form's output into a copy of a: one value
+// per field (TRUE or FALSE per checkbox, each combo's 1-based index), each
+// followed by yadSep, then a newline.
+func yadParseRule(out string, qs []form.Question, a form.Answer) (form.Answer, error) {
+	bad := fmt.Errorf("yad printed an unexpected rule form: %s", form.Line(out))
+	vals := strings.Split(out, yadSep)
+	n := 0
+	for _, q := range qs {
+		if q.Multi {
+			n += len(q.Options)
+		} else {
+			n++
+		}
+	}
+	if len(vals) != n+1 || vals[n] != "\n" {
+		return a, bad
+	}
+	for _, q := range qs {
+		if q.Multi {
+			var chosen []string
+			for i, o := range q.Options {
+				switch vals[i] {
+				case "TRUE":
+					chosen = append(chosen, o.Value)
+				case "FALSE":
+				default:
+					return a, bad
+				}
+			}
+			q.Choose(&a, chosen)
+			vals = vals[len(q.Options):]
+			continue
+		}
+		k, err := strconv.Atoi(vals[0])
+		if err != nil || k < 1 || k > len(q.Options) {
+			return a, bad
+		}
+		q.Choose(&a, []string{q.Options[k-1].Value})
+		vals = vals[1:]
+	}
+	return a, nil
+}

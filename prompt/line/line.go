@@ -1,0 +1,320 @@
+// Package line is the line prompt: plain lines of text, no escape
+// sequences, no redraws, so that it works with TERM=dumb and a screen reader reads each
+// line once. It never changes the terminal's modes: the terminal stays in
+// canonical mode (the kernel edits the line), so even SIGKILL leaves
+// nothing to restore.
+//
+// Keys never change meaning between questions:
+//
+//	y  allow once               n  deny once (also Enter alone)
+//	s  allow for this session   d  deny always…
+//	a  allow always…            m  edit the denial reason
+//	?  show the request again   b  back (rule stage)
+//
+// Only the offered choices are listed and accepted. Stage "rule" asks
+// numbered questions (Enter alone keeps the marked answer) and saves the
+// rule only when "save" is typed; n there denies once.
+package line
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/tty"
+	"github.com/askperm/askperm/prompt"
+)
+
+// maxInvalid is how many invalid answers in a row a question takes: then
+// the choice is deny once, and a rule question goes back to the choice.
+const maxInvalid = 3
+
+// choiceKeys are the fixed keys of the choices.
+var choiceKeys = map[form.Choice]string{
+	form.AllowOnce:    "y",
+	form.AllowSession: "s",
+	form.AllowAlways:  "a",
+	form.DenyOnce:     "n",
+	form.DenyAlways:   "d",
+}
+
+// Frontend is the line prompt.
+type Frontend struct{ o prompt.Options }
+
+// New returns the line prompt on the terminal o names.
+func New(o prompt.Options) Frontend { return Frontend{o} }
+
+// Name is "line".
+func (Frontend) Name() decision.Frontend { return decision.FrontendLine }
+
+// Ask walks the form in plain lines on the terminal.
+func (l Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
+	term, err := tty.Open(l.o.TTY)
+	if err != nil {
+		return form.Answer{}, err
+	}
+	term, err = pollable(term)
+	if err != nil {
+		return form.Answer{}, fmt.Errorf("terminal: %w: %w", err, prompt.ErrUnavailable)
+	}
+	defer term.Close() // also ends a read still waiting
+	// Ctrl-Z must not suspend an open prompt, and a read or write from the
+	// background must fail (and cancel) rather than stop the process.
+	defer tty.HoldJobControl()()
+	p := newLinePrompt(term, term, l.o.ArmDelay)
+	p.flush = func() error { return tty.Flush(term) }
+	p.in.pending = func() bool { return linesWaiting(term) }
+	return p.run(ctx, f)
+}
+
+// pollable returns a duplicate of tty that the runtime poller serves, so
+// that closing it ends a pending read. O_NONBLOCK lands on the open file
+// description tty.Open created, which nobody else holds. os.NewFile keeps a
+// descriptor it got non-blocking so even through Fd, which tty.Flush calls.
+func pollable(tty *os.File) (*os.File, error) {
+	defer tty.Close()
+	fd, err := unix.FcntlInt(tty.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), tty.Name()), nil
+}
+
+// linesWaiting reports whether complete lines wait in tty's input queue
+// (in canonical mode TIOCINQ counts only those). An error counts as
+// waiting, which discards the line just read.
+func linesWaiting(tty *os.File) bool {
+	rc, err := tty.SyscallConn()
+	if err != nil {
+		return true
+	}
+	n, ioErr := 0, error(nil)
+	if err := rc.Control(func(fd uintptr) { n, ioErr = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }); err != nil {
+		return true
+	}
+	return ioErr != nil || n > 0
+}
+
+// linePrompt is the line prompt's dialogue over any reader and writer; it
+// implements form.Stager.
+type linePrompt struct {
+	in    *lineInput
+	out   io.Writer
+	err   error // the first write error: the terminal is gone
+	arm   time.Duration
+	flush func() error // discards typeahead; nil when there is none
+}
+
+func newLinePrompt(r io.Reader, w io.Writer, arm time.Duration) *linePrompt {
+	return &linePrompt{in: &lineInput{r: r}, out: w, arm: arm}
+}
+
+// run walks the form and ends with one line saying how it ended.
+func (p *linePrompt) run(ctx context.Context, f *form.Form) (form.Answer, error) {
+	a, err := form.Walk(ctx, f, p)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		p.say("\naskperm: timed out; denied.\n")
+		return form.Answer{}, ctx.Err()
+	case ctx.Err() != nil:
+		p.say("\naskperm: cancelled; denied.\n")
+		return form.Answer{}, ctx.Err()
+	case errors.Is(err, prompt.ErrCancelled):
+		p.say("\naskperm: cancelled; denied.\n")
+		return form.Answer{}, err
+	case err != nil:
+		p.say("\naskperm: failed; denied.\n")
+		return form.Answer{}, err
+	}
+	p.say("Answered: " + strings.TrimSuffix(form.ChoiceLabel(a.Choice), "…") + ".\n")
+	return a, nil
+}
+
+// AskChoice shows the request and the key legend and reads a key.
+func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer) error {
+	p.showRequest(f, a)
+	var keys []string
+	for _, c := range f.Choices() {
+		keys = append(keys, choiceKeys[c])
+	}
+	q := "Answer [" + strings.Join(keys, "/") + "/m/?]: "
+	for invalid := 0; ; {
+		line, err := p.readLine(ctx, q)
+		if err != nil {
+			return err
+		}
+		line = strings.ToLower(line)
+		if i := slices.Index(keys, line); i >= 0 {
+			a.Choice = f.Choices()[i]
+			return nil
+		}
+		switch line {
+		case "":
+			a.Choice = form.DenyOnce
+			return nil
+		case "m":
+			if err := p.editReason(ctx, f, a); err != nil {
+				return err
+			}
+		case "?":
+			p.showRequest(f, a)
+		default:
+			if invalid++; invalid == maxInvalid {
+				p.say("askperm: no valid answer; denying once.\n")
+				a.Choice = form.DenyOnce
+				return nil
+			}
+			p.say("Type one of the keys listed, then Enter; Enter alone denies once.\n")
+		}
+	}
+}
+
+func (p *linePrompt) showRequest(f *form.Form, a *form.Answer) {
+	var b strings.Builder
+	b.WriteString("\n" + f.Message(form.StageChoice, *a))
+	b.WriteString("Keys (type one, then Enter):\n")
+	for _, c := range f.Choices() {
+		b.WriteString("  " + choiceKeys[c] + "  " + form.ChoiceLabel(c) + "\n")
+	}
+	b.WriteString("  m  Edit the denial reason\n  ?  Show the request again\nEnter alone: Deny once.\n")
+	if a.Message != "" {
+		b.WriteString("Denial reason: " + form.Line(a.Message) + "\n")
+	}
+	p.say(b.String())
+}
+
+// editReason reads the denial reason; the form's own check keeps it within
+// the protocol's limits.
+func (p *linePrompt) editReason(ctx context.Context, f *form.Form, a *form.Answer) error {
+	line, err := p.readLine(ctx, "Denial reason (Enter alone clears it): ")
+	if err != nil {
+		return err
+	}
+	if err := f.CheckChoice(form.Answer{Choice: form.DenyOnce, Message: line}); err != nil {
+		p.say("Not kept: " + err.Error() + ".\n")
+		return nil
+	}
+	a.Message = line
+	if line == "" {
+		p.say("Denial reason cleared.\n")
+	} else {
+		p.say("Denial reason: " + form.Line(line) + "\n")
+	}
+	return nil
+}
+
+// AskRule asks the rule's questions, then whether to save the rule.
+func (p *linePrompt) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
+	p.say("\n" + form.ChoiceLabel(a.Choice) + ": the rule to save. Enter alone keeps the [x] answer; b goes back.\n")
+	for _, q := range f.RuleQuestions(*a) {
+		if back, err := p.askQuestion(ctx, q, a); back || err != nil {
+			return back, err
+		}
+	}
+	p.say("\n" + f.Message(form.StageRule, *a))
+	empty, deny := false, false
+	back, err := p.question(ctx, "Save this rule? Type save, n to deny once, or b to go back (Enter alone: back): ", func(line string) string {
+		switch {
+		case line == "":
+			empty = true
+		case strings.EqualFold(line, choiceKeys[form.DenyOnce]):
+			deny = true
+		case !strings.EqualFold(line, "save"):
+			return "Type save to save the rule, n to deny once, or b to go back."
+		}
+		return ""
+	})
+	if deny && !back && err == nil {
+		a.Choice = form.DenyOnce // form.Walk ends the form here
+	}
+	return back || empty, err
+}
+
+// askQuestion asks one rule question by number: several numbers for a
+// question that takes several answers, one for the others.
+func (p *linePrompt) askQuestion(ctx context.Context, q form.Question, a *form.Answer) (bool, error) {
+	var b strings.Builder
+	b.WriteString(q.Title)
+	if q.Multi {
+		b.WriteString(" (numbers separated by spaces)")
+	}
+	b.WriteString(":\n")
+	chosen := q.Chosen(*a)
+	for i, o := range q.Options {
+		b.WriteString(listItem(i, slices.Contains(chosen, o.Value), o.Label))
+	}
+	p.say(b.String())
+	n := len(q.Options)
+	return p.question(ctx, fmt.Sprintf("%s [1-%d]: ", q.Name, n), func(line string) string {
+		if line == "" {
+			return ""
+		}
+		words := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == ',' })
+		var values []string
+		for _, w := range words {
+			k, err := strconv.Atoi(w)
+			if err != nil || k < 1 || k > n || !q.Multi && len(words) > 1 {
+				if q.Multi {
+					return fmt.Sprintf("Type numbers from 1 to %d separated by spaces, Enter alone for the [x] ones, or b to go back.", n)
+				}
+				return fmt.Sprintf("Type one number from 1 to %d, Enter alone for the [x] one, or b to go back.", n)
+			}
+			values = append(values, q.Options[k-1].Value)
+		}
+		q.Choose(a, values)
+		return ""
+	})
+}
+
+func listItem(i int, marked bool, text string) string {
+	mark := "[ ]"
+	if marked {
+		mark = "[x]"
+	}
+	return fmt.Sprintf("  %d. %s %s\n", i+1, mark, text)
+}
+
+// question asks q until accept takes the line (returns no problem), "b"
+// goes back, or maxInvalid problems in a row go back too.
+func (p *linePrompt) question(ctx context.Context, q string, accept func(line string) (problem string)) (back bool, err error) {
+	for invalid := 0; ; {
+		line, err := p.readLine(ctx, q)
+		if err != nil {
+			return false, err
+		}
+		if strings.EqualFold(line, "b") {
+			return true, nil
+		}
+		problem := accept(line)
+		if problem == "" {
+			return false, nil
+		}
+		if invalid++; invalid == maxInvalid {
+			p.say("askperm: no valid answer; back to the choice.\n")
+			return true, nil
+		}
+		p.say(problem + "\n")
+	}
+}
+
+// say writes askperm's text, with tabs of the rendered request expanded:
+// nothing but newlines reaches the terminal as a control character.
+func (p *linePrompt) say(s string) {
+	if p.err == nil {
+		_, p.err = io.WriteString(p.out, form.ExpandTabs(s))
+	}
+}
