@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
-	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/pipeline"
 	"github.com/askperm/askperm/internal/settings"
 )
@@ -20,20 +19,15 @@ import (
 // askOptions are the flags of askperm and askperm ask.
 type askOptions struct {
 	settings.Flags
-	answer      string
-	answerSet   bool // --answer was given, even empty
-	message     string
-	answersFile string
-	strict      bool
-	exitStatus  bool
+	exitStatus bool
 }
 
 func (o *askOptions) register(c *cobra.Command) {
 	f := c.Flags()
-	f.StringVar(&o.answer, "answer", "", "answer without a human: allow-once, deny-once, allow-always or deny-always")
-	f.StringVar(&o.message, "message", "", "the denial reason given with --answer")
-	f.StringVar(&o.answersFile, "answers", "", "canned answers file (TOML), first match wins")
-	f.BoolVar(&o.strict, "strict", false, "with --answers: exit 69 when no canned answer matches instead of asking")
+	f.StringVar(&o.Answer, "answer", "", "answer without a human: allow-once, deny-once, allow-always or deny-always")
+	f.StringVar(&o.Message, "message", "", "the denial reason given with --answer")
+	f.StringVar(&o.AnswersFile, "answers", "", "canned answers file (TOML), first match wins")
+	f.BoolVar(&o.Strict, "strict", false, "with --answers: exit 69 when no canned answer matches instead of asking")
 	f.StringVar(&o.Timeout, "timeout", "", "deadline for the whole request, reading stdin included (30s, 5m, or seconds; default 300s; 0 means the default)")
 	f.StringVar(&o.MaxRequest, "max-request", "", "largest request accepted (bytes, or with a KiB/MiB suffix; default 1MiB)")
 	f.BoolVar(&o.exitStatus, "exit-status", false, "exit 0 allow, 1 deny, 124 timeout, 130 cancelled (the decision is still written)")
@@ -49,7 +43,7 @@ func (o *askOptions) command(s streams, use, short string) *cobra.Command {
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o.answerSet = c.Flags().Changed("answer")
+			o.AnswerSet = c.Flags().Changed("answer")
 			return runAsk(s, o)
 		},
 	}
@@ -62,39 +56,7 @@ func usage(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// cannedAnswers are the canned answers the flags give, nil for none.
-func (o *askOptions) cannedAnswers() (*answers.File, error) {
-	switch {
-	case o.answerSet && o.answersFile != "":
-		return nil, usage("--answer and --answers: give one or the other")
-	case o.strict && o.answersFile == "":
-		return nil, usage("--strict needs --answers")
-	case o.message != "" && !o.answerSet:
-		return nil, usage("--message needs --answer")
-	case o.answerSet:
-		if o.answer == "" {
-			return nil, usage("--answer: empty; give allow-once, deny-once, allow-always or deny-always")
-		}
-		f, err := answers.Single(o.answer, o.message)
-		if err != nil {
-			return nil, usage("--answer: %v", err)
-		}
-		return f, nil
-	case o.answersFile != "":
-		f, err := answers.Load(o.answersFile)
-		if err != nil {
-			return nil, usage("--answers: %v", err)
-		}
-		return f, nil
-	}
-	return nil, nil
-}
-
 func runAsk(s streams, o *askOptions) error {
-	canned, err := o.cannedAnswers()
-	if err != nil {
-		return err
-	}
 	set, err := settings.Resolve(o.Flags, s.getenv)
 	if err != nil {
 		return usage("%v", err)
@@ -105,8 +67,8 @@ func runAsk(s streams, o *askOptions) error {
 	p := pipeline.New(pipeline.Config{
 		Timeout:    set.Timeout,
 		MaxRequest: set.MaxRequest,
-		Answers:    canned,
-		Strict:     o.strict,
+		Answers:    set.Answers,
+		Strict:     set.Strict,
 		Frontends:  set.Frontends,
 		Prompt:     set.Prompt,
 		Now:        time.Now,

@@ -76,6 +76,9 @@ const (
 	LifetimeIndefinite = "indefinite"
 )
 
+// Lifetimes lists a rule's lifetimes, the default first.
+var Lifetimes = []string{LifetimeIndefinite, "900", "57600"}
+
 // Denied is the deny-once decision for req with the given cause, answered by
 // frontend (FrontendNone for a timeout before any frontend started).
 func Denied(req *Request, cause Cause, frontend Frontend) Decision {

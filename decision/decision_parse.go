@@ -79,7 +79,6 @@ var (
 		FrontendTUI, FrontendLine, FrontendYad, FrontendZenity, FrontendAnswers, FrontendRules, FrontendMemory, FrontendNone,
 	}
 	workdirScopes = []string{WorkdirSelected, WorkdirAll}
-	lifetimes     = []string{LifetimeIndefinite, "900", "57600"}
 )
 
 // mapDecision fills d from a checked JSON tree, with exact types. A present
@@ -168,7 +167,7 @@ func mapRule(n *node) (*Rule, error) {
 	}
 	if err := cmp.Or(
 		optOneOf(f, "rule", "workdir_scope", workdirScopes, &r.WorkdirScope),
-		optOneOf(f, "rule", "lifetime", lifetimes, &r.Lifetime),
+		optOneOf(f, "rule", "lifetime", Lifetimes, &r.Lifetime),
 	); err != nil {
 		return nil, err
 	}

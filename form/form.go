@@ -38,17 +38,6 @@ const (
 	StageRule   Stage = "rule"
 )
 
-// Workdir scopes and lifetimes of stage "rule".
-const (
-	WorkdirSelected = "selected"
-	WorkdirAll      = "all"
-
-	LifetimeIndefinite = "indefinite"
-)
-
-// Lifetimes lists the offered rule lifetimes, default first.
-var Lifetimes = []string{LifetimeIndefinite, "900", "57600"}
-
 // MaxMessageBytes caps the denial reason.
 const MaxMessageBytes = decision.MaxLineBytes
 
@@ -125,7 +114,7 @@ func (f *Form) Defaults() Answer {
 		Choice:   DenyOnce,
 		Grants:   f.Req.GrantNames(),
 		Scopes:   map[string]string{},
-		Lifetime: LifetimeIndefinite,
+		Lifetime: decision.LifetimeIndefinite,
 	}
 	for _, d := range f.Req.Dimensions {
 		if len(d.Scopes) > 0 {
@@ -133,7 +122,7 @@ func (f *Form) Defaults() Answer {
 		}
 	}
 	if f.Req.Workdir != nil {
-		a.WorkdirScope = WorkdirSelected
+		a.WorkdirScope = decision.WorkdirSelected
 	}
 	return a
 }
@@ -190,11 +179,11 @@ func (f *Form) CheckRule(a Answer) error {
 	switch {
 	case f.Req.Workdir == nil && a.WorkdirScope != "":
 		return errors.New("workdir_scope: the request has no workdir")
-	case f.Req.Workdir != nil && a.WorkdirScope != WorkdirSelected && a.WorkdirScope != WorkdirAll:
-		return fmt.Errorf("workdir_scope: %q is neither %q nor %q", a.WorkdirScope, WorkdirSelected, WorkdirAll)
+	case f.Req.Workdir != nil && a.WorkdirScope != decision.WorkdirSelected && a.WorkdirScope != decision.WorkdirAll:
+		return fmt.Errorf("workdir_scope: %q is neither %q nor %q", a.WorkdirScope, decision.WorkdirSelected, decision.WorkdirAll)
 	}
-	if !slices.Contains(Lifetimes, a.Lifetime) {
-		return fmt.Errorf("lifetime: %q is not one of %q", a.Lifetime, Lifetimes)
+	if !slices.Contains(decision.Lifetimes, a.Lifetime) {
+		return fmt.Errorf("lifetime: %q is not one of %q", a.Lifetime, decision.Lifetimes)
 	}
 	return nil
 }

@@ -71,8 +71,8 @@ func TestDefaults(t *testing.T) {
 		Choice:       DenyOnce,
 		Grants:       []string{"fs.write", "fs.create"},
 		Scopes:       map[string]string{"path": "/p/", "host": "h"},
-		WorkdirScope: WorkdirSelected,
-		Lifetime:     LifetimeIndefinite,
+		WorkdirScope: decision.WorkdirSelected,
+		Lifetime:     decision.LifetimeIndefinite,
 	}
 	if got := f.Defaults(); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
@@ -118,7 +118,7 @@ func TestCheckRejects(t *testing.T) {
 	noWorkdir := writeReq()
 	noWorkdir.Workdir = nil
 	a := New(noWorkdir, Options{}).Defaults()
-	a.Choice, a.WorkdirScope = DenyAlways, WorkdirAll
+	a.Choice, a.WorkdirScope = DenyAlways, decision.WorkdirAll
 	if _, err := New(noWorkdir, Options{}).Decide(a, "answers", time.Now()); err == nil {
 		t.Error("workdir_scope accepted for a request without workdir")
 	}
@@ -151,7 +151,7 @@ func TestDecide(t *testing.T) {
 			})},
 		{"allow always narrowed, all workdirs, 15 minutes",
 			func(a *Answer) {
-				a.Choice, a.Grants, a.Scopes["path"], a.WorkdirScope, a.Lifetime = AllowAlways, []string{"fs.create"}, "*", WorkdirAll, "900"
+				a.Choice, a.Grants, a.Scopes["path"], a.WorkdirScope, a.Lifetime = AllowAlways, []string{"fs.create"}, "*", decision.WorkdirAll, "900"
 			},
 			with(func(d *decision.Decision) {
 				d.Decision, d.Persist, d.Grants = "allow", "always", []string{"fs.create"}

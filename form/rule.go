@@ -79,8 +79,8 @@ func (f *Form) RuleQuestions(a Answer) []Question {
 			Name:  "Workdir",
 			Title: "Workdir",
 			Options: []Option{
-				{f.WorkdirScopeText(WorkdirSelected), WorkdirSelected},
-				{f.WorkdirScopeText(WorkdirAll) + " (every configured workdir, including future ones)", WorkdirAll},
+				{f.WorkdirScopeText(decision.WorkdirSelected), decision.WorkdirSelected},
+				{f.WorkdirScopeText(decision.WorkdirAll) + " (every configured workdir, including future ones)", decision.WorkdirAll},
 			},
 			get: func(a Answer) []string { return []string{a.WorkdirScope} },
 			set: func(a *Answer, v []string) { a.WorkdirScope = v[0] },
@@ -92,7 +92,7 @@ func (f *Form) RuleQuestions(a Answer) []Question {
 		get:   func(a Answer) []string { return []string{a.Lifetime} },
 		set:   func(a *Answer, v []string) { a.Lifetime = v[0] },
 	}
-	for _, l := range Lifetimes {
+	for _, l := range decision.Lifetimes {
 		life.Options = append(life.Options, Option{LifetimeText(l), l})
 	}
 	return append(qs, life)

@@ -1,5 +1,7 @@
 package form
 
+import "github.com/askperm/askperm/decision"
+
 // Schema returns the JSON Schema (draft 2020-12) of a stage's answer, as a
 // JSON-ready value. Stage "choice" takes {choice, message}; stage "rule"
 // takes {back} or the rule's fields, with the form's defaults.
@@ -49,12 +51,12 @@ func (f *Form) Schema(stage Stage) map[string]any {
 		props["scopes"] = map[string]any{"type": "object", "properties": scopes, "required": required, "additionalProperties": false}
 	}
 	if f.Req.Workdir != nil {
-		props["workdir_scope"] = map[string]any{"enum": []any{WorkdirSelected, WorkdirAll}, "default": WorkdirSelected}
+		props["workdir_scope"] = map[string]any{"enum": []any{decision.WorkdirSelected, decision.WorkdirAll}, "default": decision.WorkdirSelected}
 	}
-	lifetimes := make([]any, len(Lifetimes))
-	for i, l := range Lifetimes {
+	lifetimes := make([]any, len(decision.Lifetimes))
+	for i, l := range decision.Lifetimes {
 		lifetimes[i] = l
 	}
-	props["lifetime"] = map[string]any{"enum": lifetimes, "default": LifetimeIndefinite}
+	props["lifetime"] = map[string]any{"enum": lifetimes, "default": decision.LifetimeIndefinite}
 	return s
 }

@@ -196,7 +196,7 @@ func (f *Form) WorkdirScopeText(ws string) string {
 	switch {
 	case f.Req.Workdir == nil:
 		return ""
-	case ws == WorkdirAll:
+	case ws == decision.WorkdirAll:
 		return "in any workdir"
 	default:
 		return `in workdir "` + Line(f.Req.Workdir.Value) + `"`

@@ -16,7 +16,7 @@ go test -count=1 -timeout 20m ./...
 # A count, not a duration: a timed run can fail with "context deadline
 # exceeded" when the clock ends during a minimisation.
 fuzztime=${FUZZTIME:-60000x}
-for target in decision:FuzzParse decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
+for target in decision:FuzzParse decision:FuzzParseDecision decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
 	form:FuzzLine form:FuzzBlock form:FuzzLineInjective; do
 	pkg=${target%%:*} name=${target##*:}
 	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "./$pkg"

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -30,6 +31,12 @@ type Flags struct {
 	Frontend   string // --frontend
 	TTY        string // --tty
 	Config     string // --config
+
+	Answer      string // --answer
+	AnswerSet   bool   // --answer was given, even empty
+	Message     string // --message
+	AnswersFile string // --answers
+	Strict      bool   // --strict
 }
 
 // Settings are the resolved settings.
@@ -43,12 +50,20 @@ type Settings struct {
 	// Prompt configures the frontends: terminal, arming delay, dialog
 	// programs, and the caller's environment they read (TERM, DISPLAY, ...).
 	Prompt prompt.Options
+	// Answers are the canned answers of --answer or --answers; nil: none.
+	Answers *answers.File
+	// Strict makes a request no canned answer matches a script's mistake.
+	Strict bool
 }
 
 // Resolve resolves the settings from flags, the environment (read through
 // getenv) and the config file: --config, else ASKPERM_CONFIG, else the
 // default location when the file exists.
 func Resolve(f Flags, getenv func(string) string) (Settings, error) {
+	canned, err := f.cannedAnswers()
+	if err != nil {
+		return Settings{}, err
+	}
 	path, cfg, err := loadConfig(f.Config, getenv)
 	if err != nil {
 		return Settings{}, err
@@ -56,6 +71,8 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	// key is a value of the config file.
 	key := func(name, value string) from { return from{path + ": " + name, value} }
 	s := Settings{
+		Answers:    canned,
+		Strict:     f.Strict,
 		Timeout:    DefaultTimeout,
 		MaxRequest: DefaultMaxRequest,
 		Frontends:  prompt.DefaultOrder,
@@ -74,6 +91,36 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		pick(&s.Prompt.TTY, str, from{"--tty", f.TTY}, from{"ASKPERM_TTY", getenv("ASKPERM_TTY")}),
 		pick(&s.Prompt.ArmDelay, ParseDuration, key("arm_delay", string(cfg.ArmDelay))),
 	)
+}
+
+// cannedAnswers are the canned answers the flags give, nil for none. The
+// flags must mean one thing: one source of answers, --strict only with a
+// file to be strict about, --message only with --answer.
+func (f Flags) cannedAnswers() (*answers.File, error) {
+	switch {
+	case f.AnswerSet && f.AnswersFile != "":
+		return nil, errors.New("--answer and --answers: give one or the other")
+	case f.Strict && f.AnswersFile == "":
+		return nil, errors.New("--strict needs --answers")
+	case f.Message != "" && !f.AnswerSet:
+		return nil, errors.New("--message needs --answer")
+	case f.AnswerSet:
+		if f.Answer == "" {
+			return nil, errors.New("--answer: empty; give allow-once, deny-once, allow-always or deny-always")
+		}
+		a, err := answers.Single(f.Answer, f.Message)
+		if err != nil {
+			return nil, fmt.Errorf("--answer: %w", err)
+		}
+		return a, nil
+	case f.AnswersFile != "":
+		a, err := answers.Load(f.AnswersFile)
+		if err != nil {
+			return nil, fmt.Errorf("--answers: %w", err)
+		}
+		return a, nil
+	}
+	return nil, nil
 }
 
 // from is a value and where it came from: a flag, a variable, or a key

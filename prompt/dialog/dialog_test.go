@@ -408,11 +408,11 @@ func TestDialogWalks(t *testing.T) {
 	noGrants := []string{"FALSE", "FALSE", "1", "1", "1"}
 	wantChanged := form.Answer{
 		Choice: form.AllowAlways, Grants: []string{"fs.create"}, Scopes: map[string]string{"path": "/home/a/p/"},
-		WorkdirScope: form.WorkdirAll, Lifetime: "57600",
+		WorkdirScope: decision.WorkdirAll, Lifetime: "57600",
 	}
 	wantDefault := form.Answer{
 		Choice: form.AllowAlways, Grants: []string{"fs.write", "fs.create"}, Scopes: map[string]string{"path": "/home/a/p/report.md"},
-		WorkdirScope: form.WorkdirSelected, Lifetime: form.LifetimeIndefinite,
+		WorkdirScope: decision.WorkdirSelected, Lifetime: decision.LifetimeIndefinite,
 	}
 	for _, tc := range []struct {
 		name, prog string
@@ -470,7 +470,7 @@ func TestDialogWalks(t *testing.T) {
 			want:  wantChanged},
 		{name: "back then allow once", prog: "yad",
 			steps: []string{"exit 16", "printf 'never\\n'; exit 0", yadForm(20, "1", "1", "1"), "exit 10"},
-			want:  form.Answer{Choice: form.AllowOnce, Message: "never", Scopes: map[string]string{"path": "/home/a/p/report.md"}, WorkdirScope: form.WorkdirSelected, Lifetime: form.LifetimeIndefinite, Grants: []string{"fs.write", "fs.create"}}},
+			want:  form.Answer{Choice: form.AllowOnce, Message: "never", Scopes: map[string]string{"path": "/home/a/p/report.md"}, WorkdirScope: decision.WorkdirSelected, Lifetime: decision.LifetimeIndefinite, Grants: []string{"fs.write", "fs.create"}}},
 		{name: "no grant is not saved", prog: "yad",
 			steps: []string{"exit 14", yadForm(22, noGrants...), yadForm(22, noGrants...), "exit 0"},
 			want:  form.Answer{Choice: form.DenyOnce},

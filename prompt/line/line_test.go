@@ -124,7 +124,7 @@ func TestLineAnswers(t *testing.T) {
 			with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
 		{"allow always, narrowed", false, lineTyped("a", "2", "2", "2", "2", "save"),
 			with(func(a *form.Answer) {
-				a.Choice, a.Grants, a.WorkdirScope, a.Lifetime = form.AllowAlways, []string{"fs.create"}, form.WorkdirAll, "900"
+				a.Choice, a.Grants, a.WorkdirScope, a.Lifetime = form.AllowAlways, []string{"fs.create"}, decision.WorkdirAll, "900"
 				a.Scopes["path"] = "/home/a/p/"
 			}),
 			[]string{"Allow always…: the rule to save.", "  1. [x] fs.write — write files\n  2. [x] fs.create\n", "Grants [1-2]: ",

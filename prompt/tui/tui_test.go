@@ -324,7 +324,7 @@ func TestTUIRuleStage(t *testing.T) {
 		t.Fatal("back after Save rule")
 	}
 	want := form.Answer{Choice: form.AllowAlways, Grants: []string{"fs.create"}, Scopes: map[string]string{"path": "/home/a/p/"},
-		WorkdirScope: form.WorkdirAll, Lifetime: "900"}
+		WorkdirScope: decision.WorkdirAll, Lifetime: "900"}
 	if !reflect.DeepEqual(a, want) {
 		t.Fatalf("answer %+v, want %+v", a, want)
 	}
