@@ -46,8 +46,7 @@ func ExampleAsk() {
 	// Output:
 	// deny-once not now line <nil>
 	// none true
-	// tui: /dev/tty: no such device: unavailable
-	// none: chosen: unavailable
+	// tui: /dev/tty: no such device: unavailable; none: chosen: unavailable
 }
 
 func ExampleParseList() {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
@@ -65,8 +66,22 @@ func Ask(ctx context.Context, chain []Frontend, f *form.Form) (form.Answer, deci
 	if len(reasons) == 0 {
 		return form.Answer{}, decision.FrontendNone, fmt.Errorf("no frontend configured: %w", ErrUnavailable)
 	}
-	return form.Answer{}, decision.FrontendNone, errors.Join(reasons...)
+	return form.Answer{}, decision.FrontendNone, unavailable(reasons)
 }
+
+// unavailable is why no frontend of a chain could start: each one's
+// reason, on one line.
+type unavailable []error
+
+func (u unavailable) Error() string {
+	s := make([]string, len(u))
+	for i, err := range u {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (u unavailable) Unwrap() []error { return u }
 
 // None ends a chain: it never starts, so the request is denied as
 // unavailable.
