@@ -22,8 +22,10 @@ const Default = "/dev/tty"
 // output alike. It reports ErrUnavailable when there is no such terminal
 // (ENXIO without a controlling terminal), when path is not a terminal, or
 // when the terminal is our controlling one but we are not in its foreground
-// process group: reading or changing modes there would stop the process
-// with SIGTTIN/SIGTTOU and hang it.
+// process group (reading or changing modes there would stop the process
+// with SIGTTIN/SIGTTOU and hang it), and when it is another terminal with a
+// program in its foreground that could read the keys meant for askperm (a
+// shell at its prompt; a Holder reads nothing).
 func Open(path string) (*os.File, error) {
 	if path == "" {
 		path = Default
@@ -41,7 +43,12 @@ func Open(path string) (*os.File, error) {
 	switch {
 	case errors.Is(err, syscall.ENOTTY):
 		// Not our controlling terminal (--tty naming another pane): job
-		// control does not apply to us there.
+		// control does not apply to us there, but a program in its
+		// foreground would read half of the person's keys.
+		if err := checkNoReader(path, fd); err != nil {
+			tty.Close()
+			return nil, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
+		}
 	case err != nil:
 		tty.Close()
 		return nil, fmt.Errorf("%s: foreground process group: %w: %w", path, err, prompt.ErrUnavailable)
