@@ -83,7 +83,7 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		},
 	}
 	str := func(s string) (string, error) { return s, nil }
-	return s, errors.Join(
+	return s, firstError(
 		pick(&s.Timeout, ParseTimeout, from{"--timeout", f.Timeout}, key("timeout", string(cfg.Timeout))),
 		pick(&s.MaxRequest, ParseSize, from{"--max-request", f.MaxRequest}),
 		pick(&s.Frontends, prompt.ParseList, from{"--frontend", f.Frontend},
@@ -141,6 +141,17 @@ func pick[T any](dst *T, parse func(string) (T, error), vs ...from) error {
 		}
 		*dst = t
 		return nil
+	}
+	return nil
+}
+
+// firstError is the first of errs that is not nil: a diagnostic is one
+// line, and the first bad value is the one to mend first.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
