@@ -1,0 +1,200 @@
+package state
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// Rule is a remembered always-decision (protocol section 6): what it
+// decides and everything a later request must match for it to decide.
+type Rule struct {
+	ID       uint64 `json:"id"`
+	Decision string `json:"decision"` // allow or deny
+	Server   string `json:"server,omitempty"`
+	Tool     string `json:"tool,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Action   string `json:"action"`
+	// Dimensions are the chosen scope of each of the request's dimensions,
+	// with its kind.
+	Dimensions []Dimension `json:"dimensions"`
+	// WorkdirScope is "" (the request had no workdir), selected (Workdir
+	// only) or all.
+	WorkdirScope string   `json:"workdir_scope,omitempty"`
+	Workdir      string   `json:"workdir,omitempty"`
+	Grants       []string `json:"grants,omitempty"` // an allow covers no other grant
+	Created      int64    `json:"created"`
+	Expires      int64    `json:"expires,omitempty"` // Unix seconds; 0 never
+}
+
+// Dimension is a rule's scope for one dimension.
+type Dimension struct {
+	Name  string             `json:"name"`
+	Match string             `json:"match"`
+	Kind  decision.ScopeKind `json:"kind"`
+}
+
+// RuleOf is the rule an always-decision d of req saves; false when d is
+// not one.
+func RuleOf(req *decision.Request, d decision.Decision, now time.Time) (Rule, bool) {
+	if d.Persist != decision.PersistAlways || d.Rule == nil {
+		return Rule{}, false
+	}
+	r := Rule{
+		Decision: d.Decision, Server: req.Server, Tool: req.Tool, Source: req.Source, Action: req.Action,
+		Dimensions: []Dimension{}, WorkdirScope: d.Rule.WorkdirScope, Created: now.Unix(), Expires: d.Rule.Expires,
+	}
+	for _, dim := range req.Dimensions {
+		match, ok := d.Rule.Scopes[dim.Name]
+		i := slices.IndexFunc(dim.Scopes, func(s decision.Scope) bool { return s.Match == match })
+		if !ok || i < 0 {
+			return Rule{}, false // a decision that does not fit its request saves nothing
+		}
+		r.Dimensions = append(r.Dimensions, Dimension{dim.Name, match, kindOf(dim.Scopes[i])})
+	}
+	if r.WorkdirScope == decision.WorkdirSelected && req.Workdir != nil {
+		r.Workdir = req.Workdir.Value
+	}
+	if d.Decision == decision.Allow {
+		r.Grants = slices.Clone(d.Grants)
+	}
+	return r, true
+}
+
+func kindOf(s decision.Scope) decision.ScopeKind {
+	if s.Kind == "" {
+		return decision.KindExact
+	}
+	return s.Kind
+}
+
+// Covers reports whether r decides req at now: not expired; the same
+// server, tool, source and action; the same dimensions, each value covered
+// by the rule's scope; the same workdir when the rule's is selected (any
+// workdir for all, none when the rule had none); and, for an allow, only
+// grants the rule gives.
+func (r Rule) Covers(req *decision.Request, now time.Time) bool {
+	if r.Expired(now) || r.Server != req.Server || r.Tool != req.Tool || r.Source != req.Source || r.Action != req.Action ||
+		len(r.Dimensions) != len(req.Dimensions) {
+		return false
+	}
+	for _, d := range r.Dimensions {
+		i := slices.IndexFunc(req.Dimensions, func(rd decision.Dimension) bool { return rd.Name == d.Name })
+		if i < 0 || !(decision.Scope{Match: d.Match, Kind: d.Kind}).Covers(req.Dimensions[i].Value) {
+			return false
+		}
+	}
+	switch r.WorkdirScope {
+	case "":
+		if req.Workdir != nil {
+			return false
+		}
+	case decision.WorkdirAll:
+		if req.Workdir == nil {
+			return false
+		}
+	default:
+		if req.Workdir == nil || req.Workdir.Value != r.Workdir {
+			return false
+		}
+	}
+	if r.Decision == decision.Allow {
+		for _, g := range req.GrantNames() {
+			if !slices.Contains(r.Grants, g) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Expired reports whether r's lifetime ended by now.
+func (r Rule) Expired(now time.Time) bool { return r.Expires != 0 && now.Unix() >= r.Expires }
+
+// Remember stores r under a new ID and returns it.
+func (s *Store) Remember(r Rule) (Rule, error) {
+	err := s.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(rulesBucket)
+		id, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		r.ID = id
+		v, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		return b.Put(ruleKey(id), v)
+	})
+	return r, err
+}
+
+// Covering returns the rules that decide req at now, and prunes expired
+// ones.
+func (s *Store) Covering(req *decision.Request, now time.Time) ([]Rule, error) {
+	rules, err := s.Rules(now)
+	if err != nil {
+		return nil, err
+	}
+	var out []Rule
+	for _, r := range rules {
+		if r.Covers(req, now) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Rules returns every rule in force at now, oldest first, after removing
+// the expired ones.
+func (s *Store) Rules(now time.Time) ([]Rule, error) {
+	var rules []Rule
+	err := s.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(rulesBucket)
+		expired, err := keysWhere(b, func(k, v []byte) (bool, error) {
+			var r Rule
+			if err := json.Unmarshal(v, &r); err != nil {
+				return false, fmt.Errorf("%w: rule %x: %v", ErrCorrupt, k, err)
+			}
+			if r.Expired(now) {
+				return true, nil
+			}
+			rules = append(rules, r)
+			return false, nil
+		})
+		return cmpErr(err, deleteKeys(b, expired))
+	})
+	return rules, err
+}
+
+// Forget removes the rule with id; false when there is none.
+func (s *Store) Forget(id uint64) (bool, error) {
+	found := false
+	err := s.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(rulesBucket)
+		found = b.Get(ruleKey(id)) != nil
+		return b.Delete(ruleKey(id))
+	})
+	return found && err == nil, err
+}
+
+// ForgetAll removes every rule and returns how many there were.
+func (s *Store) ForgetAll() (int, error) {
+	n := 0
+	err := s.update(func(tx *bolt.Tx) error {
+		// Key by key, so that IDs are never given again.
+		keys, err := keysWhere(tx.Bucket(rulesBucket), func(_, _ []byte) (bool, error) { return true, nil })
+		n = len(keys)
+		return cmpErr(err, deleteKeys(tx.Bucket(rulesBucket), keys))
+	})
+	return n, err
+}
+
+// ruleKey orders rules by ID.
+func ruleKey(id uint64) []byte { return binary.BigEndian.AppendUint64(nil, id) }

@@ -1,0 +1,178 @@
+// Package state is askperm's memory across requests: one bbolt database in
+// the state directory, shared by every helper process of the user.
+// Remembered always-rules and session approvals live in it.
+//
+// The database's lock is held only while it is open, and a helper opens it
+// only to read or to record, never while a person is being asked, so
+// parallel helpers queue for milliseconds. The store is a help, not a
+// gate: when it cannot be used (unsafe, corrupt, locked past the wait) Open
+// says why and askperm decides as if it remembered nothing.
+package state
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// DBName is the database's file name in the state directory.
+const DBName = "askperm.db"
+
+// defaultWait bounds the wait for the lock when ctx has no deadline.
+const defaultWait = 5 * time.Second
+
+// Buckets of the database.
+var (
+	rulesBucket    = []byte("rules")
+	sessionsBucket = []byte("sessions")
+)
+
+// Store is the open database.
+type Store struct {
+	db *bolt.DB
+}
+
+// ErrCorrupt means the database could not be read; it was moved aside.
+var ErrCorrupt = errors.New("corrupt")
+
+// Open opens the store in dir, creating dir (mode 0700) and the database
+// (0600) when missing, and waiting for the database's lock until ctx ends.
+// It refuses a directory or database that another user owns or that others
+// may write, and moves a corrupt database aside (never deleting it).
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	if err := checkOwned(dir, true); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, DBName)
+	if err := checkOwned(path, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	wait := defaultWait
+	if d, ok := ctx.Deadline(); ok {
+		wait = time.Until(d)
+	}
+	if wait <= 0 {
+		return nil, fmt.Errorf("%s: no time left to wait for its lock", path)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: wait})
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("%s: still locked by another askperm after %v", path, wait.Round(time.Millisecond))
+	case err != nil:
+		return nil, moveAside(path, err)
+	}
+	s := &Store{db: db}
+	if err := s.update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{rulesBucket, sessionsBucket} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		db.Close()
+		return nil, moveAside(path, err)
+	}
+	return s, nil
+}
+
+// Close releases the database and its lock.
+func (s *Store) Close() error { return s.db.Close() }
+
+// update runs fn in a read-write transaction. A database corrupted under
+// us can make bbolt panic; that is an error like any other.
+func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, p)
+		}
+	}()
+	return s.db.Update(fn)
+}
+
+// view runs fn in a read-only transaction, as update does.
+func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, p)
+		}
+	}()
+	return s.db.View(fn)
+}
+
+// moveAside renames a database that could not be opened, so the next
+// helper starts afresh and the old file is kept for a person to look at.
+func moveAside(path string, cause error) error {
+	aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().Unix())
+	if err := os.Rename(path, aside); err != nil {
+		return fmt.Errorf("%s: %w: %v (and it could not be moved aside: %v)", path, ErrCorrupt, cause, err)
+	}
+	return fmt.Errorf("%s: %w: %v; moved aside to %s", path, ErrCorrupt, cause, aside)
+}
+
+// checkOwned refuses a state file or directory (links followed) that is
+// of the wrong kind, owned by another user, or writable by others: what
+// others can write could allow in your name.
+func checkOwned(path string, dir bool) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case dir && !fi.IsDir():
+		return fmt.Errorf("%s: not a directory", path)
+	case !dir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file", path)
+	case !ok || int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("%s: not owned by you", path)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s: unsafe permissions %#o: group- or world-writable", path, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// keysWhere lists the keys of b for which pick says true. Keys are deleted
+// after a walk, never during it: a cursor that deletes may skip the next
+// key.
+func keysWhere(b *bolt.Bucket, pick func(k, v []byte) (bool, error)) ([][]byte, error) {
+	var keys [][]byte
+	err := b.ForEach(func(k, v []byte) error {
+		ok, err := pick(k, v)
+		if ok {
+			keys = append(keys, bytes.Clone(k))
+		}
+		return err
+	})
+	return keys, err
+}
+
+func deleteKeys(b *bolt.Bucket, keys [][]byte) error {
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cmpErr is the first error that is not nil.
+func cmpErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
