@@ -24,7 +24,7 @@ type askOptions struct {
 
 func (o *askOptions) register(c *cobra.Command) {
 	f := c.Flags()
-	f.StringVar(&o.Answer, "answer", "", "answer without a human: allow-once, deny-once, allow-always or deny-always")
+	f.StringVar(&o.Answer, "answer", "", "answer without a human: allow-once, deny-once, allow-always, deny-always or allow-session")
 	f.StringVar(&o.Message, "message", "", "the denial reason given with --answer")
 	f.StringVar(&o.AnswersFile, "answers", "", "canned answers file (TOML), first match wins")
 	f.BoolVar(&o.Strict, "strict", false, "with --answers: exit 69 when no canned answer matches instead of asking")
@@ -34,6 +34,8 @@ func (o *askOptions) register(c *cobra.Command) {
 	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, none (env ASKPERM_FRONTEND)")
 	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one (env ASKPERM_TTY)")
 	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
+	f.StringVar(&o.StateDir, "state-dir", "", "where remembered rules and session approvals live (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
+	f.BoolVar(&o.NoRemember, "no-remember", false, "neither use nor record remembered rules and session approvals")
 }
 
 // command returns the cobra command use, running askperm ask.
@@ -64,7 +66,12 @@ func runAsk(s streams, o *askOptions) error {
 	if isatty.IsTerminal(s.in.Fd()) {
 		return usage("stdin is a terminal: pipe one JSON request into askperm (see askperm --help)")
 	}
+	var memory *pipeline.Memory
+	if set.StateDir != "" {
+		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle}
+	}
 	p := pipeline.New(pipeline.Config{
+		Memory:     memory,
 		Timeout:    set.Timeout,
 		MaxRequest: set.MaxRequest,
 		Answers:    set.Answers,

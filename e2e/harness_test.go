@@ -29,6 +29,7 @@ var decisionSchema *jsonschema.Schema
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "askperm-e2e")
+	tmp = dir
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -50,9 +51,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// baseEnv is the environment of every run: no caller settings leak in.
+// tmp holds what the tests write: the binary, state directories.
+var tmp string
+
+// baseEnv is the environment of a run: no caller settings leak in, and a
+// state directory of its own, so that what one test remembers never
+// decides another's request (runs that share one env share it).
 func baseEnv(extra ...string) []string {
-	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8"}, extra...)
+	state, err := os.MkdirTemp(tmp, "state")
+	if err != nil {
+		panic(err)
+	}
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8", "XDG_STATE_HOME=" + state}, extra...)
 }
 
 // result is how a run of askperm ended.

@@ -71,8 +71,9 @@ type Config struct {
 	// answers; Prompt configures it.
 	Frontends []decision.Frontend
 	Prompt    prompt.Options
-	// Form holds the form's options.
-	Form form.Options
+	// Memory is where remembered rules and session approvals live; nil
+	// remembers nothing and offers no allow-session.
+	Memory *Memory
 	// Record is called once with every decision made; nil records nothing.
 	Record func(Record)
 	// Now reads the clock; it dates a rule's expiry. Nil is time.Now.
@@ -168,6 +169,9 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 	if d == nil {
 		return Outcome{Request: req, Err: err}
 	}
+	if d.Persist != decision.PersistOnce && err == nil {
+		p.remember(ctx, req, *d)
+	}
 	if p.c.Record != nil {
 		p.c.Record(Record{Request: req, Decision: *d, Opinions: ops, Start: start})
 	}
@@ -193,10 +197,12 @@ func (p *Pipeline) answer(ctx context.Context, req *decision.Request) (*decision
 		return ended(ctx, req, decision.FrontendNone), nil, nil
 	}
 	ops := opinions(p.c.Policy, req)
+	mem, memory := p.remembered(ctx, req)
+	ops = append(ops, mem...)
 	if d := decide(req, ops); d != nil {
 		return d, ops, nil
 	}
-	f := form.New(req, p.c.Form)
+	f := form.New(req, form.Options{SessionMemory: memory})
 	if p.c.Answers != nil {
 		if e, ok := p.c.Answers.Match(req); ok {
 			if e.Message != "" && e.Choice.IsAllow() {

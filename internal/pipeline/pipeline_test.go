@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -378,4 +379,97 @@ func TestReadRequestFromPipeLeavesNothing(t *testing.T) {
 	if b, err := readRequest(context.Background(), in, 1<<20); err != nil || string(b) != `ion":"x"}` {
 		t.Errorf("second read: %q, %v", b, err)
 	}
+}
+
+// answering is a frontend that gives one answer, built from the form's
+// defaults, and counts its questions.
+type answering struct {
+	choice form.Choice
+	asked  *int
+}
+
+func (answering) Name() decision.Frontend { return decision.FrontendTUI }
+
+func (a answering) Ask(_ context.Context, f *form.Form) (form.Answer, error) {
+	*a.asked++
+	ans := f.Defaults()
+	ans.Choice = a.choice
+	return ans, nil
+}
+
+// An always-answer is remembered and decides the next covered request
+// before anyone is asked; so does an approval for the session.
+func TestMemory(t *testing.T) {
+	const req = `{"tool":"write_file","action":"write","session_id":"s1","arguments":{"p":1},
+		"dimensions":[{"name":"path","value":"/p/a","scopes":[{"label":"dir","match":"/p/","kind":"prefix"}]}]}`
+	other := strings.Replace(req, "/p/a", "/p/b", 1)
+	outside := strings.Replace(req, "/p/a", "/q/a", 1)
+	for _, tc := range []struct {
+		choice            form.Choice
+		next              string
+		decision, persist string
+		cause             decision.Cause
+	}{
+		{form.AllowAlways, other, "allow", "once", decision.CauseRule},
+		{form.DenyAlways, other, "deny", "once", decision.CauseRule},
+		{form.AllowSession, req, "allow", "session", decision.CauseSession},
+	} {
+		asked := 0
+		p := pipe(Config{Memory: &Memory{Dir: t.TempDir(), SessionIdle: time.Hour}}, answering{tc.choice, &asked})
+		first, err := decideRaw(t, context.Background(), p, req)
+		if err != nil || first.Frontend != "tui" || asked != 1 {
+			t.Fatalf("%s: first %+v, %v", tc.choice, first, err)
+		}
+		d, err := decideRaw(t, context.Background(), p, tc.next)
+		if err != nil || asked != 1 || d.Decision != tc.decision || d.Persist != tc.persist || d.Cause != tc.cause || d.Frontend != "memory" {
+			t.Errorf("%s: next %+v, %v, asked %d", tc.choice, d, err, asked)
+		}
+		if d, _ := decideRaw(t, context.Background(), p, outside); asked != 2 || d.Frontend != "tui" {
+			t.Errorf("%s: a request outside the rule was not asked: %+v", tc.choice, d)
+		}
+	}
+}
+
+// An unusable store is said once on the diagnostics and the request is
+// decided as if askperm remembered nothing: asked, without allow-session,
+// never allowed by it.
+// Without memory an always-answer is a decision like any other, and
+// nothing is remembered.
+func TestNoMemory(t *testing.T) {
+	asked := 0
+	p := pipe(Config{}, answering{form.AllowAlways, &asked})
+	for range 2 {
+		if d, err := decideRaw(t, context.Background(), p, `{"action":"x"}`); err != nil || d.Persist != "always" {
+			t.Fatalf("got %+v, %v", d, err)
+		}
+	}
+	if asked != 2 {
+		t.Errorf("asked %d times", asked)
+	}
+}
+
+func TestMemoryUnusable(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	var offered []form.Choice
+	probe := fakeFunc(func(f *form.Form) { offered = f.Choices() })
+	p := pipe(Config{Memory: &Memory{Dir: dir}, Warn: func(m string) { warned = append(warned, m) }}, probe)
+	d, err := decideRaw(t, context.Background(), p, `{"action":"x","session_id":"s"}`)
+	if err != nil || d.Frontend != "tui" || slices.Contains(offered, form.AllowSession) || len(warned) != 1 ||
+		!strings.Contains(warned[0], "deciding without memory") {
+		t.Errorf("got %+v, %v; offered %v; warned %q", d, err, offered, warned)
+	}
+}
+
+// fakeFunc is a frontend that looks at the form, then denies.
+type fakeFunc func(*form.Form)
+
+func (fakeFunc) Name() decision.Frontend { return decision.FrontendTUI }
+
+func (fn fakeFunc) Ask(_ context.Context, f *form.Form) (form.Answer, error) {
+	fn(f)
+	return f.Defaults(), nil
 }

@@ -9,6 +9,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,8 +20,9 @@ import (
 
 // Defaults of the settings that have one.
 const (
-	DefaultTimeout    = 300 * time.Second
-	DefaultMaxRequest = 1 << 20
+	DefaultTimeout     = 300 * time.Second
+	DefaultMaxRequest  = 1 << 20
+	DefaultSessionIdle = 24 * time.Hour
 )
 
 // Flags are the settings' flags as given on the command line; "" is not
@@ -31,6 +33,9 @@ type Flags struct {
 	Frontend   string // --frontend
 	TTY        string // --tty
 	Config     string // --config
+
+	StateDir   string // --state-dir
+	NoRemember bool   // --no-remember
 
 	Answer      string // --answer
 	AnswerSet   bool   // --answer was given, even empty
@@ -50,6 +55,11 @@ type Settings struct {
 	// Prompt configures the frontends: terminal, arming delay, dialog
 	// programs, and the caller's environment they read (TERM, DISPLAY, ...).
 	Prompt prompt.Options
+	// StateDir is where askperm remembers across requests; "" when no
+	// place is known or remembering is off.
+	StateDir string
+	// SessionIdle is how long a session approval lives unused.
+	SessionIdle time.Duration
 	// Answers are the canned answers of --answer or --answers; nil: none.
 	Answers *answers.File
 	// Strict makes a request no canned answer matches a script's mistake.
@@ -71,11 +81,12 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	// key is a value of the config file.
 	key := func(name, value string) from { return from{path + ": " + name, value} }
 	s := Settings{
-		Answers:    canned,
-		Strict:     f.Strict,
-		Timeout:    DefaultTimeout,
-		MaxRequest: DefaultMaxRequest,
-		Frontends:  prompt.DefaultOrder,
+		Answers:     canned,
+		Strict:      f.Strict,
+		SessionIdle: DefaultSessionIdle,
+		Timeout:     DefaultTimeout,
+		MaxRequest:  DefaultMaxRequest,
+		Frontends:   prompt.DefaultOrder,
 		Prompt: prompt.Options{
 			ArmDelay:    prompt.DefaultArmDelay,
 			Getenv:      getenv,
@@ -83,14 +94,20 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		},
 	}
 	str := func(s string) (string, error) { return s, nil }
-	return s, firstError(
+	err = firstError(
 		pick(&s.Timeout, ParseTimeout, from{"--timeout", f.Timeout}, key("timeout", string(cfg.Timeout))),
 		pick(&s.MaxRequest, ParseSize, from{"--max-request", f.MaxRequest}),
 		pick(&s.Frontends, prompt.ParseList, from{"--frontend", f.Frontend},
 			from{"ASKPERM_FRONTEND", getenv("ASKPERM_FRONTEND")}, key("frontends", strings.Join(cfg.Frontends, ","))),
 		pick(&s.Prompt.TTY, str, from{"--tty", f.TTY}, from{"ASKPERM_TTY", getenv("ASKPERM_TTY")}),
 		pick(&s.Prompt.ArmDelay, ParseDuration, key("arm_delay", string(cfg.ArmDelay))),
+		pick(&s.StateDir, absolute, from{"--state-dir", f.StateDir}, from{"ASKPERM_STATE_DIR", getenv("ASKPERM_STATE_DIR")},
+			from{"XDG state directory", StateDir(getenv)}),
 	)
+	if f.NoRemember {
+		s.StateDir = ""
+	}
+	return s, err
 }
 
 // cannedAnswers are the canned answers the flags give, nil for none. The
@@ -106,7 +123,7 @@ func (f Flags) cannedAnswers() (*answers.File, error) {
 		return nil, errors.New("--message needs --answer")
 	case f.AnswerSet:
 		if f.Answer == "" {
-			return nil, errors.New("--answer: empty; give allow-once, deny-once, allow-always or deny-always")
+			return nil, errors.New("--answer: empty; give allow-once, deny-once, allow-always, deny-always or allow-session")
 		}
 		a, err := answers.Single(f.Answer, f.Message)
 		if err != nil {
@@ -143,6 +160,29 @@ func pick[T any](dst *T, parse func(string) (T, error), vs ...from) error {
 		return nil
 	}
 	return nil
+}
+
+// absolute takes an absolute path: a relative state directory would
+// depend on where the caller happened to start askperm.
+func absolute(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is not an absolute path", p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// StateDir is the default state directory: $XDG_STATE_HOME/askperm, else
+// ~/.local/state/askperm; "" when neither is known.
+func StateDir(getenv func(string) string) string {
+	dir := getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) { // the XDG spec: relative values are ignored
+		home := getenv("HOME")
+		if !filepath.IsAbs(home) {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "askperm")
 }
 
 // firstError is the first of errs that is not nil: a diagnostic is one

@@ -37,8 +37,18 @@ func sessionApproval(req *decision.Request) (decision.Approval, []byte, bool) {
 	a := decision.Approval{SessionID: req.SessionID, Tool: req.Tool, Source: req.Source, PolicyRevision: req.PolicyRevision, ArgumentsSHA256: digest}
 	// One key per bound call: the session first, so that a session's
 	// approvals sit together; the rest hashed (each part length-prefixed
-	// by JSON, so that no two calls share a key).
-	rest, _ := json.Marshal([]string{a.Tool, a.Source, a.PolicyRevision, a.ArgumentsSHA256})
+	// by JSON, so that no two calls share a key). Beside the protocol's
+	// binding, the key holds what the person saw of the call (its action,
+	// each dimension's value, the workdir): an approval never covers a
+	// request that shows something else, even with the same arguments.
+	parts := []string{a.Tool, a.Source, a.PolicyRevision, a.ArgumentsSHA256, req.Action}
+	for _, d := range req.Dimensions {
+		parts = append(parts, d.Name, d.Value)
+	}
+	if req.Workdir != nil {
+		parts = append(parts, "workdir", req.Workdir.Value)
+	}
+	rest, _ := json.Marshal(parts)
 	sum := sha256.Sum256(rest)
 	return a, []byte(a.SessionID + "\x00" + hex.EncodeToString(sum[:])), true
 }

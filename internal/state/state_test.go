@@ -161,7 +161,9 @@ func TestRuleCovers(t *testing.T) {
 		{"another workdir", with(func(s string) string { return strings.Replace(s, `{"value":"/home/a"}`, `{"value":"/home/b"}`, 1) }), false},
 		{"no workdir", with(func(s string) string { return strings.Replace(s, `"workdir":{"value":"/home/a"},`, "", 1) }), false},
 		{"fewer grants", with(func(s string) string { return strings.Replace(s, `,{"name":"fs.create"}`, "", 1) }), true},
-		{"a grant more", with(func(s string) string { return strings.Replace(s, `{"name":"fs.create"}`, `{"name":"fs.create"},{"name":"net"}`, 1) }), false},
+		{"a grant more", with(func(s string) string {
+			return strings.Replace(s, `{"name":"fs.create"}`, `{"name":"fs.create"},{"name":"net"}`, 1)
+		}), false},
 		{"another dimension", with(func(s string) string { return strings.Replace(s, `"name":"path"`, `"name":"file"`, 1) }), false},
 	} {
 		if got := r.Covers(tc.req, now); got != tc.want {
@@ -273,5 +275,28 @@ func TestSessionApprovals(t *testing.T) {
 	}
 	if err := s.ApproveSession(request(t, `{"action":"x"}`), now); err == nil {
 		t.Error("approved a request without session")
+	}
+}
+
+// A session approval is stricter than the protocol's binding: a request
+// that shows the person something else is asked again.
+func TestSessionApprovalCoversWhatWasShown(t *testing.T) {
+	s := open(t, t.TempDir())
+	now := time.Unix(1_700_000_000, 0)
+	base := `{"action":"write","tool":"w","session_id":"s1","dimensions":[{"name":"path","value":"/p/a"}],"workdir":{"value":"/p"}}`
+	if err := s.ApproveSession(request(t, base), now); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{
+		strings.Replace(base, "/p/a", "/q/a", 1),
+		strings.Replace(base, `"write"`, `"delete"`, 1),
+		strings.Replace(base, `{"value":"/p"}`, `{"value":"/q"}`, 1),
+	} {
+		if ok, _ := s.SessionApproved(request(t, raw), now, time.Hour); ok {
+			t.Errorf("%s: approved", raw)
+		}
+	}
+	if ok, _ := s.SessionApproved(request(t, base), now, time.Hour); !ok {
+		t.Error("the same call: not approved")
 	}
 }

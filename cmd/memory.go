@@ -1,0 +1,221 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/settings"
+	"github.com/askperm/askperm/internal/state"
+)
+
+// memoryOptions are the flags of the commands that list and forget what
+// askperm remembers.
+type memoryOptions struct {
+	stateDir, config string
+	json, all        bool
+}
+
+func (o *memoryOptions) register(c *cobra.Command) {
+	c.PersistentFlags().StringVar(&o.stateDir, "state-dir", "", "the state directory (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
+	c.PersistentFlags().StringVar(&o.config, "config", "", "config file (env ASKPERM_CONFIG)")
+}
+
+// open opens the store the settings name.
+func (o *memoryOptions) open(s streams) (*state.Store, settings.Settings, error) {
+	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.getenv)
+	if err != nil {
+		return nil, set, usage("%v", err)
+	}
+	if set.StateDir == "" {
+		return nil, set, usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := state.Open(ctx, set.StateDir)
+	if err != nil {
+		return nil, set, &exitError{code: exitInternal, err: fmt.Errorf("state store: %w", err)}
+	}
+	return st, set, nil
+}
+
+func newRules(s streams) *cobra.Command {
+	o := &memoryOptions{}
+	c := &cobra.Command{Use: "rules", Short: "List or forget remembered always-rules"}
+	o.register(c)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the remembered always-rules in force",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			st, _, err := o.open(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rules, err := st.Rules(time.Now())
+			if err != nil {
+				return &exitError{code: exitInternal, err: err}
+			}
+			if o.json {
+				return writeJSON(s.decision, rules)
+			}
+			return writeRules(s.decision, rules)
+		},
+	}
+	list.Flags().BoolVar(&o.json, "json", false, "one JSON array")
+	forget := &cobra.Command{
+		Use:   "forget ID | --all",
+		Short: "Forget one remembered rule, or all",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if o.all == (len(args) == 1) {
+				return usage("rules forget: give one rule ID, or --all")
+			}
+			var id uint64
+			if !o.all {
+				var err error
+				if id, err = strconv.ParseUint(args[0], 10, 64); err != nil {
+					return usage("rules forget: %q is not a rule ID (see askperm rules list)", args[0])
+				}
+			}
+			st, _, err := o.open(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if o.all {
+				n, err := st.ForgetAll()
+				if err != nil {
+					return &exitError{code: exitInternal, err: err}
+				}
+				warn(s.errOut, fmt.Sprintf("forgot %d rules", n))
+				return nil
+			}
+			found, err := st.Forget(id)
+			switch {
+			case err != nil:
+				return &exitError{code: exitInternal, err: err}
+			case !found:
+				return usage("rules forget: no rule %d", id)
+			}
+			warn(s.errOut, fmt.Sprintf("forgot rule %d", id))
+			return nil
+		},
+	}
+	forget.Flags().BoolVar(&o.all, "all", false, "forget every rule")
+	c.AddCommand(list, forget)
+	return c
+}
+
+func newSession(s streams) *cobra.Command {
+	o := &memoryOptions{}
+	c := &cobra.Command{Use: "session", Short: "List or forget approvals for a session"}
+	o.register(c)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the calls approved for their session",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			st, set, err := o.open(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			approvals, err := st.Sessions(time.Now(), set.SessionIdle)
+			if err != nil {
+				return &exitError{code: exitInternal, err: err}
+			}
+			if o.json {
+				return writeJSON(s.decision, approvals)
+			}
+			w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "SESSION\tTOOL\tSOURCE\tARGUMENTS\tLAST USED")
+			for _, a := range approvals {
+				p := a.Approval
+				fmt.Fprintf(w, "%s\t%s\t%s\t%.12s…\t%s\n", form.Line(p.SessionID), form.Line(p.Tool), form.Line(p.Source), p.ArgumentsSHA256,
+					time.Unix(a.LastUsed, 0).Format(time.DateTime))
+			}
+			return w.Flush()
+		},
+	}
+	list.Flags().BoolVar(&o.json, "json", false, "one JSON array")
+	forget := &cobra.Command{
+		Use:   "forget [SESSION]",
+		Short: "Forget the approvals of one session, or of all",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			st, _, err := o.open(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			n, err := st.ForgetSessions(id)
+			if err != nil {
+				return &exitError{code: exitInternal, err: err}
+			}
+			warn(s.errOut, fmt.Sprintf("forgot %d session approvals", n))
+			return nil
+		},
+	}
+	c.AddCommand(list, forget)
+	return c
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if string(b) == "null" {
+		b = []byte("[]")
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// writeRules lists rules as a table; request text in them is rendered safe.
+func writeRules(out io.Writer, rules []state.Rule) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tDECISION\tSERVER\tTOOL\tACTION\tSCOPES\tWORKDIR\tGRANTS\tEXPIRES")
+	for _, r := range rules {
+		var scopes []string
+		for _, d := range r.Dimensions {
+			scopes = append(scopes, form.Line(d.Name)+"="+string(d.Kind)+":"+form.Line(d.Match))
+		}
+		workdir := r.WorkdirScope
+		if r.Workdir != "" {
+			workdir = form.Line(r.Workdir)
+		}
+		grants := make([]string, len(r.Grants))
+		for i, g := range r.Grants {
+			grants[i] = form.Line(g)
+		}
+		expires := "never"
+		if r.Expires != 0 {
+			expires = time.Unix(r.Expires, 0).Format(time.DateTime)
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Decision, dash(form.Line(r.Server)), dash(form.Line(r.Tool)),
+			form.Line(r.Action), dash(strings.Join(scopes, " ")), dash(workdir), dash(strings.Join(grants, ",")), expires)
+	}
+	return w.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
