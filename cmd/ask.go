@@ -68,7 +68,7 @@ func runAsk(s streams, o *askOptions) error {
 	}
 	var memory *pipeline.Memory
 	if set.StateDir != "" {
-		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle}
+		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle, Breaker: set.Breaker, PromptsPerMinute: set.PromptsPerMinute}
 	}
 	p := pipeline.New(pipeline.Config{
 		Memory:     memory,

@@ -9,11 +9,15 @@ import (
 	"github.com/askperm/askperm/internal/state"
 )
 
-// Memory is where a pipeline remembers across requests: the state
-// directory and how long a session approval lives unused.
+// Memory is where a pipeline remembers across requests, and its limits:
+// the state directory, how long a session approval lives unused, the
+// denial breaker, and how many prompts a session may have in a minute
+// (zero: no limit).
 type Memory struct {
-	Dir         string
-	SessionIdle time.Duration
+	Dir              string
+	SessionIdle      time.Duration
+	Breaker          state.Breaker
+	PromptsPerMinute int
 }
 
 // recordWait bounds recording a decision whose request's context has
@@ -21,12 +25,14 @@ type Memory struct {
 const recordWait = 2 * time.Second
 
 // remembered returns the opinions of the remembered rules and session
-// approvals covering req, and whether the store could be used. The store
-// is open only for the look-up, never while a person is asked.
-func (p *Pipeline) remembered(ctx context.Context, req *decision.Request) ([]Opinion, bool) {
+// approvals covering c's request, and notes whether the store could be
+// used. The store is open only for the look-up, never while a person is
+// asked.
+func (p *Pipeline) remembered(ctx context.Context, c *call) []Opinion {
 	if p.c.Memory == nil {
-		return nil, false
+		return nil
 	}
+	req := c.req
 	var ops []Opinion
 	err := p.withStore(ctx, func(s *state.Store) error {
 		now := p.c.Now()
@@ -49,34 +55,70 @@ func (p *Pipeline) remembered(ctx context.Context, req *decision.Request) ([]Opi
 	})
 	if err != nil {
 		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", err))
-		return nil, false
+		return nil
 	}
-	return ops, true
+	c.memory = true
+	return ops
 }
 
-// remember records what a person (or a canned answer) chose to be
-// remembered: an always-rule, or an approval for the session.
-func (p *Pipeline) remember(ctx context.Context, req *decision.Request, d decision.Decision) {
-	if p.c.Memory == nil || d.Cause != decision.CauseUser || d.Persist == decision.PersistOnce {
+// record remembers what a person (or a canned answer) chose to be
+// remembered, an always-rule or an approval for the session, and counts
+// the decision for the denial breaker, which marks the decision that
+// trips it with stop.
+func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision) {
+	counted := d.Cause == decision.CauseUser ||
+		d.Decision == decision.Deny && (d.Cause == decision.CauseTimeout || d.Cause == decision.CauseCancelled)
+	if !c.memory || !counted {
 		return
 	}
+	req := c.req
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWait)
 	defer cancel()
 	err := p.withStore(ctx, func(s *state.Store) error {
 		now := p.c.Now()
-		if d.Persist == decision.PersistSession {
-			return s.ApproveSession(req, now)
+		switch {
+		case d.Cause != decision.CauseUser:
+		case d.Persist == decision.PersistSession:
+			if err := s.ApproveSession(req, now); err != nil {
+				return err
+			}
+		case d.Persist == decision.PersistAlways:
+			r, ok := state.RuleOf(req, *d, now)
+			if !ok {
+				return fmt.Errorf("the decision's rule does not fit its request")
+			}
+			if _, err := s.Remember(r); err != nil {
+				return err
+			}
 		}
-		r, ok := state.RuleOf(req, d, now)
-		if !ok {
-			return fmt.Errorf("the decision's rule does not fit its request")
-		}
-		_, err := s.Remember(r)
+		tripped, err := s.CountDecision(req.SessionID, d.Decision == decision.Deny, p.c.Memory.Breaker)
+		d.Stop = tripped
 		return err
 	})
 	if err != nil {
 		p.c.Warn(fmt.Sprintf("state store: %v; the decision is not remembered", err))
 	}
+}
+
+// takePrompt reports whether req may reach a canned answer or a person:
+// the prompts of its session (or of the user's requests without one) are
+// limited per minute. Without a usable store there is no limit.
+func (p *Pipeline) takePrompt(ctx context.Context, c *call) bool {
+	if !c.memory || p.c.Memory.PromptsPerMinute <= 0 {
+		return true
+	}
+	req := c.req
+	ok := true
+	err := p.withStore(ctx, func(s *state.Store) error {
+		var err error
+		ok, err = s.TakePrompt(req.SessionID, p.c.Now(), p.c.Memory.PromptsPerMinute)
+		return err
+	})
+	if err != nil {
+		p.c.Warn(fmt.Sprintf("state store: %v; no prompt rate limit", err))
+		return true
+	}
+	return ok
 }
 
 func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) error {

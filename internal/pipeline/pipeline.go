@@ -165,12 +165,13 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 		ctx, cancel = context.WithDeadlineCause(ctx, start.Add(time.Duration(secs*float64(time.Second))-time.Second), ErrTimeout)
 		defer cancel()
 	}
-	d, ops, err := p.safely(ctx, req)
+	c := &call{req: req}
+	d, ops, err := p.safely(ctx, c)
 	if d == nil {
 		return Outcome{Request: req, Err: err}
 	}
-	if d.Persist != decision.PersistOnce && err == nil {
-		p.remember(ctx, req, *d)
+	if err == nil {
+		p.record(ctx, c, d)
 	}
 	if p.c.Record != nil {
 		p.c.Record(Record{Request: req, Decision: *d, Opinions: ops, Start: start})
@@ -178,31 +179,44 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 	return Outcome{Request: req, Decision: d, Err: err}
 }
 
+// call is one valid request on its way through the pipeline.
+type call struct {
+	req *decision.Request
+	// memory says the state store could be used when first opened for
+	// the request: otherwise it is not tried again, and said only once.
+	memory bool
+}
+
 // safely is answer with a panic turned into a deny with cause error.
-func (p *Pipeline) safely(ctx context.Context, req *decision.Request) (d *decision.Decision, ops []Opinion, err error) {
+func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, ops []Opinion, err error) {
+	req := c.req
 	defer func() {
 		if v := recover(); v != nil {
 			d, err = denied(req, decision.CauseError, decision.FrontendNone), fmt.Errorf("internal error: %v", v)
 		}
 	}()
-	return p.answer(ctx, req)
+	return p.answer(ctx, c)
 }
 
 // answer asks, in order, the policy, the canned answers and the frontend
 // chain, and returns the decision with the policy's opinions. A nil
 // decision comes with ErrNoMatch or ErrBadAnswer; a decision with an
 // error is an internal failure.
-func (p *Pipeline) answer(ctx context.Context, req *decision.Request) (*decision.Decision, []Opinion, error) {
+func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []Opinion, error) {
+	req := c.req
 	if ctx.Err() != nil {
 		return ended(ctx, req, decision.FrontendNone), nil, nil
 	}
 	ops := opinions(p.c.Policy, req)
-	mem, memory := p.remembered(ctx, req)
-	ops = append(ops, mem...)
+	ops = append(ops, p.remembered(ctx, c)...)
 	if d := decide(req, ops); d != nil {
 		return d, ops, nil
 	}
-	f := form.New(req, form.Options{SessionMemory: memory})
+	if !p.takePrompt(ctx, c) {
+		p.c.Warn("too many prompts in the last minute; denied without asking")
+		return denied(req, decision.CauseRateLimit, decision.FrontendNone), ops, nil
+	}
+	f := form.New(req, form.Options{SessionMemory: c.memory})
 	if p.c.Answers != nil {
 		if e, ok := p.c.Answers.Match(req); ok {
 			if e.Message != "" && e.Choice.IsAllow() {

@@ -19,6 +19,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -472,4 +473,48 @@ func (fakeFunc) Name() decision.Frontend { return decision.FrontendTUI }
 func (fn fakeFunc) Ask(_ context.Context, f *form.Form) (form.Answer, error) {
 	fn(f)
 	return f.Defaults(), nil
+}
+
+// The third denial in a row of a session carries stop; decisions by
+// memory are not counted; another session counts apart.
+func TestBreakerStops(t *testing.T) {
+	asked := 0
+	mem := &Memory{Dir: t.TempDir(), SessionIdle: time.Hour, Breaker: state.DefaultBreaker}
+	p := pipe(Config{Memory: mem}, answering{form.DenyOnce, &asked})
+	const s1, s2 = `{"action":"x","session_id":"s1"}`, `{"action":"x","session_id":"s2"}`
+	var stops []bool
+	for _, raw := range []string{s1, s1, s2, s1, s1} {
+		d, err := decideRaw(t, context.Background(), p, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops = append(stops, d.Stop)
+	}
+	if want := []bool{false, false, false, true, false}; !reflect.DeepEqual(stops, want) {
+		t.Errorf("stops %v, want %v", stops, want)
+	}
+	// A remembered deny decides, and is not counted.
+	deny := pipe(Config{Memory: mem}, answering{form.DenyAlways, &asked})
+	for range 4 {
+		if d, _ := decideRaw(t, context.Background(), deny, `{"action":"y","session_id":"s3"}`); d.Stop {
+			t.Errorf("a decision by memory tripped the breaker: %+v", d)
+		}
+	}
+}
+
+// Beyond the prompts a session may have in a minute, a request is denied
+// at once, asking nobody.
+func TestPromptRateLimit(t *testing.T) {
+	asked := 0
+	p := pipe(Config{Memory: &Memory{Dir: t.TempDir(), PromptsPerMinute: 2}}, answering{form.AllowOnce, &asked})
+	var causes []decision.Cause
+	for range 3 {
+		d, _ := decideRaw(t, context.Background(), p, `{"action":"x","session_id":"s1"}`)
+		causes = append(causes, d.Cause)
+	}
+	d, _ := decideRaw(t, context.Background(), p, `{"action":"x","session_id":"s2"}`)
+	causes = append(causes, d.Cause)
+	if want := []decision.Cause{"user", "user", "rate-limit", "user"}; !reflect.DeepEqual(causes, want) || asked != 3 {
+		t.Errorf("causes %v, asked %d", causes, asked)
+	}
 }

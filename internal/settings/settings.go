@@ -15,6 +15,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -23,6 +24,8 @@ const (
 	DefaultTimeout     = 300 * time.Second
 	DefaultMaxRequest  = 1 << 20
 	DefaultSessionIdle = 24 * time.Hour
+	// DefaultPromptsPerMinute is the prompt rate limit unless configured.
+	DefaultPromptsPerMinute = 60
 )
 
 // Flags are the settings' flags as given on the command line; "" is not
@@ -60,6 +63,10 @@ type Settings struct {
 	StateDir string
 	// SessionIdle is how long a session approval lives unused.
 	SessionIdle time.Duration
+	// Breaker is the denial breaker's thresholds.
+	Breaker state.Breaker
+	// PromptsPerMinute limits the prompts of a session; zero: no limit.
+	PromptsPerMinute int
 	// Answers are the canned answers of --answer or --answers; nil: none.
 	Answers *answers.File
 	// Strict makes a request no canned answer matches a script's mistake.
@@ -81,12 +88,14 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	// key is a value of the config file.
 	key := func(name, value string) from { return from{path + ": " + name, value} }
 	s := Settings{
-		Answers:     canned,
-		Strict:      f.Strict,
-		SessionIdle: DefaultSessionIdle,
-		Timeout:     DefaultTimeout,
-		MaxRequest:  DefaultMaxRequest,
-		Frontends:   prompt.DefaultOrder,
+		Answers:          canned,
+		Strict:           f.Strict,
+		SessionIdle:      DefaultSessionIdle,
+		Breaker:          state.DefaultBreaker,
+		PromptsPerMinute: DefaultPromptsPerMinute,
+		Timeout:          DefaultTimeout,
+		MaxRequest:       DefaultMaxRequest,
+		Frontends:        prompt.DefaultOrder,
 		Prompt: prompt.Options{
 			ArmDelay:    prompt.DefaultArmDelay,
 			Getenv:      getenv,

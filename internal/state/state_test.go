@@ -300,3 +300,89 @@ func TestSessionApprovalCoversWhatWasShown(t *testing.T) {
 		t.Error("the same call: not approved")
 	}
 }
+
+// The breaker trips exactly at its thresholds, and then counts afresh.
+func TestBreaker(t *testing.T) {
+	s := open(t, t.TempDir())
+	count := func(session string, denied bool, b Breaker) bool {
+		t.Helper()
+		tripped, err := s.CountDecision(session, denied, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tripped
+	}
+	// Three in a row; an allow between resets the run.
+	for i, want := range []bool{false, false, true, false, false, true} {
+		if got := count("a", true, DefaultBreaker); got != want {
+			t.Errorf("consecutive denial %d: tripped %v", i+1, got)
+		}
+	}
+	for i := range 10 {
+		count("b", true, DefaultBreaker)
+		count("b", true, DefaultBreaker)
+		if got := count("b", false, DefaultBreaker); got {
+			t.Errorf("an allow tripped it (round %d)", i)
+		}
+	}
+	// Ten among the last fifty: two denials then an allow; the tenth denial
+	// is the 14th decision.
+	within := Breaker{Consecutive: 0, Window: 50, Within: 10}
+	trips := 0
+	for i := range 15 {
+		if count("c", i%3 != 2, within) {
+			trips++
+			if i != 13 {
+				t.Errorf("tripped at decision %d, want the 14th", i+1)
+			}
+		}
+	}
+	if trips != 1 {
+		t.Errorf("tripped %d times", trips)
+	}
+	// Outside the window, old denials do not count.
+	small := Breaker{Window: 4, Within: 3}
+	for i, d := range []bool{true, true, false, false, false, true, true, true} {
+		if got := count("d", d, small); got != (i == 7) {
+			t.Errorf("window decision %d: tripped %v", i+1, got)
+		}
+	}
+	if count("", true, Breaker{Consecutive: 1}) {
+		t.Error("a request without a session tripped it")
+	}
+	if count("e", true, Breaker{}) {
+		t.Error("a breaker with every threshold off tripped")
+	}
+}
+
+// The prompt rate limit is a sliding minute, per session.
+func TestTakePrompt(t *testing.T) {
+	s := open(t, t.TempDir())
+	now := time.Unix(1_700_000_000, 0)
+	take := func(key string, at time.Time, limit int) bool {
+		t.Helper()
+		ok, err := s.TakePrompt(key, at, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for i := range 60 {
+		if !take("s", now.Add(time.Duration(i)*time.Second/2), 60) {
+			t.Fatalf("prompt %d refused", i+1)
+		}
+	}
+	if take("s", now.Add(30*time.Second), 60) {
+		t.Error("the 61st prompt within a minute was taken")
+	}
+	if !take("other", now.Add(30*time.Second), 60) || !take("", now.Add(30*time.Second), 60) {
+		t.Error("another session's prompt was refused")
+	}
+	// A minute after the first prompt, its place is free again.
+	if !take("s", now.Add(60*time.Second+time.Millisecond), 60) {
+		t.Error("the window did not slide")
+	}
+	if !take("s", now, 0) {
+		t.Error("no limit refused")
+	}
+}

@@ -1,0 +1,118 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Buckets of the memory limits.
+var (
+	breakerBucket = []byte("breaker")
+	promptsBucket = []byte("prompts")
+)
+
+// Breaker holds the denial breaker's thresholds (protocol section 9); a
+// zero threshold is off.
+type Breaker struct {
+	Consecutive int // this many counted denials in a row trip it
+	Window      int // over the last Window counted decisions,
+	Within      int // this many denials trip it
+}
+
+// DefaultBreaker is the breaker unless configured.
+var DefaultBreaker = Breaker{Consecutive: 3, Window: 50, Within: 10}
+
+// breakerCounts are one session's counts.
+type breakerCounts struct {
+	Consecutive int    `json:"consecutive"`
+	Recent      []bool `json:"recent"` // the last counted decisions, true for a denial
+}
+
+// CountDecision counts a decision of session (by a person or a canned
+// answer, or a deny by timeout or cancellation) and reports whether it
+// trips the breaker; then both counts start again. Requests without a
+// session never trip it.
+func (s *Store) CountDecision(session string, denied bool, b Breaker) (tripped bool, err error) {
+	if session == "" {
+		return false, nil
+	}
+	err = s.update(func(tx *bolt.Tx) error {
+		bk, err := tx.CreateBucketIfNotExists(breakerBucket)
+		if err != nil {
+			return err
+		}
+		var c breakerCounts
+		if v := bk.Get([]byte(session)); v != nil {
+			if err := json.Unmarshal(v, &c); err != nil {
+				return fmt.Errorf("%w: breaker: %v", ErrCorrupt, err)
+			}
+		}
+		if denied {
+			c.Consecutive++
+		} else {
+			c.Consecutive = 0
+		}
+		if b.Window > 0 {
+			c.Recent = append(c.Recent, denied)
+			c.Recent = c.Recent[max(0, len(c.Recent)-b.Window):]
+		}
+		denials := 0
+		for _, d := range c.Recent {
+			if d {
+				denials++
+			}
+		}
+		tripped = denied && (b.Consecutive > 0 && c.Consecutive >= b.Consecutive || b.Within > 0 && denials >= b.Within)
+		if tripped {
+			c = breakerCounts{}
+		}
+		v, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		return bk.Put([]byte(session), v)
+	})
+	return tripped, err
+}
+
+// TakePrompt takes one of the perMinute prompts that key (a session, or ""
+// for the user's requests without one) may have in any sliding minute,
+// and reports whether one was left. Zero perMinute is no limit.
+func (s *Store) TakePrompt(key string, now time.Time, perMinute int) (bool, error) {
+	if perMinute <= 0 {
+		return true, nil
+	}
+	ok := false
+	err := s.update(func(tx *bolt.Tx) error {
+		bk, err := tx.CreateBucketIfNotExists(promptsBucket)
+		if err != nil {
+			return err
+		}
+		k := []byte("session\x00" + key)
+		var times []int64 // Unix nanoseconds of the prompts in the last minute
+		if v := bk.Get(k); v != nil {
+			if err := json.Unmarshal(v, &times); err != nil {
+				return fmt.Errorf("%w: prompt rate: %v", ErrCorrupt, err)
+			}
+		}
+		since := now.Add(-time.Minute).UnixNano()
+		kept := times[:0]
+		for _, t := range times {
+			if t > since {
+				kept = append(kept, t)
+			}
+		}
+		if ok = len(kept) < perMinute; ok {
+			kept = append(kept, now.UnixNano())
+		}
+		v, err := json.Marshal(kept)
+		if err != nil {
+			return err
+		}
+		return bk.Put(k, v)
+	})
+	return ok && err == nil, err
+}
