@@ -55,6 +55,7 @@ func (p *Pipeline) remembered(ctx context.Context, c *call) []Opinion {
 	})
 	if err != nil {
 		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", err))
+		c.storeFailed = true
 		return nil
 	}
 	c.memory = true
@@ -62,42 +63,48 @@ func (p *Pipeline) remembered(ctx context.Context, c *call) []Opinion {
 }
 
 // record remembers what a person (or a canned answer) chose to be
-// remembered, an always-rule or an approval for the session, and counts
-// the decision for the denial breaker, which marks the decision that
-// trips it with stop.
-func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision) {
-	counted := d.Cause == decision.CauseUser ||
-		d.Decision == decision.Deny && (d.Cause == decision.CauseTimeout || d.Cause == decision.CauseCancelled)
-	if !c.memory || !counted {
+// remembered, an always-rule or an approval for the session; counts the
+// decision for the denial breaker, which marks the decision that trips it
+// with stop; and appends the decision to the audit log. A decision made
+// with an internal failure (ok false) is only logged.
+func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok bool, ops []Opinion) {
+	if p.c.Memory == nil || c.storeFailed {
 		return
 	}
-	req := c.req
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWait)
-	defer cancel()
-	err := p.withStore(ctx, func(s *state.Store) error {
-		now := p.c.Now()
-		switch {
-		case d.Cause != decision.CauseUser:
-		case d.Persist == decision.PersistSession:
-			if err := s.ApproveSession(req, now); err != nil {
-				return err
-			}
-		case d.Persist == decision.PersistAlways:
-			r, ok := state.RuleOf(req, *d, now)
-			if !ok {
-				return fmt.Errorf("the decision's rule does not fit its request")
-			}
-			if _, err := s.Remember(r); err != nil {
-				return err
-			}
+	counted := d.Cause == decision.CauseUser ||
+		d.Decision == decision.Deny && (d.Cause == decision.CauseTimeout || d.Cause == decision.CauseCancelled)
+	if ok && c.memory && counted {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWait)
+		defer cancel()
+		if err := p.withStore(ctx, func(s *state.Store) error { return p.remember(s, c.req, d) }); err != nil {
+			p.c.Warn(fmt.Sprintf("state store: %v; the decision is not remembered", err))
 		}
-		tripped, err := s.CountDecision(req.SessionID, d.Decision == decision.Deny, p.c.Memory.Breaker)
-		d.Stop = tripped
-		return err
-	})
-	if err != nil {
-		p.c.Warn(fmt.Sprintf("state store: %v; the decision is not remembered", err))
 	}
+	if err := state.AppendAudit(p.c.Memory.Dir, auditEntry(c, d, ops, p.c.Now())); err != nil {
+		p.c.Warn(fmt.Sprintf("audit log: %v", err))
+	}
+}
+
+func (p *Pipeline) remember(s *state.Store, req *decision.Request, d *decision.Decision) error {
+	now := p.c.Now()
+	switch {
+	case d.Cause != decision.CauseUser:
+	case d.Persist == decision.PersistSession:
+		if err := s.ApproveSession(req, now); err != nil {
+			return err
+		}
+	case d.Persist == decision.PersistAlways:
+		r, ok := state.RuleOf(req, *d, now)
+		if !ok {
+			return fmt.Errorf("the decision's rule does not fit its request")
+		}
+		if _, err := s.Remember(r); err != nil {
+			return err
+		}
+	}
+	tripped, err := s.CountDecision(req.SessionID, d.Decision == decision.Deny, p.c.Memory.Breaker)
+	d.Stop = tripped
+	return err
 }
 
 // takePrompt reports whether req may reach a canned answer or a person:

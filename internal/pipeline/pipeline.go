@@ -165,14 +165,12 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 		ctx, cancel = context.WithDeadlineCause(ctx, start.Add(time.Duration(secs*float64(time.Second))-time.Second), ErrTimeout)
 		defer cancel()
 	}
-	c := &call{req: req}
+	c := &call{req: req, start: start}
 	d, ops, err := p.safely(ctx, c)
 	if d == nil {
 		return Outcome{Request: req, Err: err}
 	}
-	if err == nil {
-		p.record(ctx, c, d)
-	}
+	p.record(ctx, c, d, err == nil, ops)
 	if p.c.Record != nil {
 		p.c.Record(Record{Request: req, Decision: *d, Opinions: ops, Start: start})
 	}
@@ -181,10 +179,12 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 
 // call is one valid request on its way through the pipeline.
 type call struct {
-	req *decision.Request
+	req   *decision.Request
+	start time.Time
 	// memory says the state store could be used when first opened for
-	// the request: otherwise it is not tried again, and said only once.
-	memory bool
+	// the request; storeFailed that it could not, so it is not tried
+	// again and its problem is said once.
+	memory, storeFailed bool
 }
 
 // safely is answer with a panic turned into a deny with cause error.

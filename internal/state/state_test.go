@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -384,5 +385,62 @@ func TestTakePrompt(t *testing.T) {
 	}
 	if !take("s", now, 0) {
 		t.Error("no limit refused")
+	}
+}
+
+// Appends from many writers at once each land whole, one line each; past
+// the size limit the log is rotated, never lost.
+func TestAuditLog(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("x", 4000)
+	const writers, each = 8, 40
+	done := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := range each {
+				e := AuditEntry{Time: time.Unix(int64(w), 0), Action: big, Tool: "t", SessionID: fmt.Sprint(w), LatencyMS: int64(i)}
+				if err := AppendAudit(dir, e); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range writers {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := ReadAudit(dir, func(AuditEntry) bool { return true })
+	if err != nil || len(all) != writers*each {
+		t.Fatalf("%d entries, %v; want %d", len(all), err, writers*each)
+	}
+	for _, e := range all {
+		if e.Action != big {
+			t.Fatal("an entry was torn")
+		}
+	}
+	one, _ := ReadAudit(dir, func(e AuditEntry) bool { return e.SessionID == "3" })
+	if len(one) != each {
+		t.Errorf("filter: %d entries", len(one))
+	}
+	if fi, err := os.Stat(filepath.Join(dir, AuditName)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("log file: %v, %v", fi, err)
+	}
+
+	// Rotation.
+	rot := t.TempDir()
+	huge := strings.Repeat("y", 1<<20)
+	for range MaxAuditSize>>20 + 2 {
+		if err := AppendAudit(rot, AuditEntry{Action: huge}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(rot, AuditName+".1")); err != nil {
+		t.Errorf("not rotated: %v", err)
+	}
+	if fi, _ := os.Stat(filepath.Join(rot, AuditName)); fi.Size() > MaxAuditSize {
+		t.Errorf("the log grew to %d bytes", fi.Size())
 	}
 }

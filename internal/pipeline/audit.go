@@ -1,0 +1,54 @@
+package pipeline
+
+import (
+	"time"
+	"unicode/utf8"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/state"
+)
+
+// maxAuditValue caps each request value in the audit log, in bytes of its
+// safe rendering.
+const maxAuditValue = 256
+
+// auditEntry is the audit log's line for decision d of c's request, made
+// at now.
+func auditEntry(c *call, d *decision.Decision, ops []Opinion, now time.Time) state.AuditEntry {
+	r := c.req
+	e := state.AuditEntry{
+		Time: now.UTC(), RequestSHA256: d.RequestSHA256, ID: r.ID,
+		Server: audited(r.Server), Alias: audited(r.Alias), Tool: audited(r.Tool), Source: audited(r.Source),
+		Action: audited(r.Action), SessionID: audited(r.SessionID),
+		Decision: d.Decision, Persist: d.Persist, Rule: d.Rule, Cause: d.Cause, Frontend: d.Frontend, Stop: d.Stop,
+		LatencyMS: now.Sub(c.start).Milliseconds(),
+	}
+	if len(r.Dimensions) > 0 {
+		e.Dimensions = map[string]string{}
+		for _, dim := range r.Dimensions {
+			e.Dimensions[audited(dim.Name)] = audited(dim.Value)
+		}
+	}
+	if d.Frontend == decision.FrontendRules || d.Frontend == decision.FrontendMemory {
+		_, winners := Combine(ops)
+		for _, w := range winners {
+			e.DecidedBy = append(e.DecidedBy, audited(w.Name))
+		}
+	}
+	return e
+}
+
+// audited is request text as the audit log keeps it: rendered safe, and
+// cut to maxAuditValue bytes on a rune boundary.
+func audited(s string) string {
+	s = form.Line(s)
+	if len(s) <= maxAuditValue {
+		return s
+	}
+	cut := maxAuditValue
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
