@@ -54,15 +54,22 @@ func TestMain(m *testing.M) {
 // tmp holds what the tests write: the binary, state directories.
 var tmp string
 
-// baseEnv is the environment of a run: no caller settings leak in, and a
-// state directory of its own, so that what one test remembers never
-// decides another's request (runs that share one env share it).
+// baseEnv is the environment of a run: no caller settings leak in, and no
+// HOME, so askperm knows no state directory and remembers nothing unless a
+// test gives it one (memoryEnv): what one test answers never decides
+// another's request.
 func baseEnv(extra ...string) []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, extra...)
+}
+
+// memoryEnv is baseEnv with a state directory of its own: runs that share
+// one memoryEnv share what askperm remembers.
+func memoryEnv(extra ...string) []string {
 	state, err := os.MkdirTemp(tmp, "state")
 	if err != nil {
 		panic(err)
 	}
-	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8", "XDG_STATE_HOME=" + state}, extra...)
+	return baseEnv(append([]string{"XDG_STATE_HOME=" + state}, extra...)...)
 }
 
 // result is how a run of askperm ended.

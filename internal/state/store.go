@@ -26,8 +26,10 @@ import (
 // DBName is the database's file name in the state directory.
 const DBName = "askperm.db"
 
-// defaultWait bounds the wait for the lock when ctx has no deadline.
-const defaultWait = 5 * time.Second
+// maxWait bounds the wait for the database's lock. Helpers hold it for
+// milliseconds; one held longer is stuck, and the request should rather be
+// decided without memory than wait out its deadline.
+const maxWait = 3 * time.Second
 
 // Buckets of the database.
 var (
@@ -44,7 +46,8 @@ type Store struct {
 var ErrCorrupt = errors.New("corrupt")
 
 // Open opens the store in dir, creating dir (mode 0700) and the database
-// (0600) when missing, and waiting for the database's lock until ctx ends.
+// (0600) when missing, and waiting for the database's lock at most half
+// the time ctx has left, and never more than maxWait.
 // It refuses a directory or database that another user owns or that others
 // may write, and moves a corrupt database aside (never deleting it).
 func Open(ctx context.Context, dir string) (*Store, error) {
@@ -58,9 +61,9 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if err := checkOwned(path, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	wait := defaultWait
+	wait := maxWait
 	if d, ok := ctx.Deadline(); ok {
-		wait = time.Until(d)
+		wait = min(wait, time.Until(d)/2) // leave the request time to be decided
 	}
 	if wait <= 0 {
 		return nil, fmt.Errorf("%s: no time left to wait for its lock", path)
