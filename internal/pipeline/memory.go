@@ -29,7 +29,7 @@ const recordWait = 2 * time.Second
 // used. The store is open only for the look-up, never while a person is
 // asked.
 func (p *Pipeline) remembered(ctx context.Context, c *call) []Opinion {
-	if p.c.Memory == nil {
+	if p.c.Memory == nil || c.storeFailed {
 		return nil
 	}
 	req := c.req
@@ -135,4 +135,21 @@ func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) e
 	}
 	defer s.Close()
 	return fn(s)
+}
+
+// waitTurn waits until no other helper of the user is asking a person,
+// saying so on the diagnostics; it fails only when ctx ends first. Without
+// a usable store there is no queue.
+func (p *Pipeline) waitTurn(ctx context.Context, c *call) (release func(), err error) {
+	if !c.memory {
+		return func() {}, nil
+	}
+	release, err = state.WaitTurn(ctx, p.c.Memory.Dir, func() {
+		p.c.Warn("waiting for another prompt to be answered")
+	})
+	if err != nil && ctx.Err() == nil {
+		p.c.Warn(fmt.Sprintf("prompt queue: %v; asking without waiting", err))
+		return func() {}, nil
+	}
+	return release, err
 }

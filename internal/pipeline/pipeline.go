@@ -232,6 +232,19 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []O
 	if p.c.Strict {
 		return nil, ops, ErrNoMatch
 	}
+	release, err := p.waitTurn(ctx, c)
+	if err != nil {
+		return ended(ctx, req, decision.FrontendNone), ops, nil
+	}
+	defer release()
+	// While this helper waited, a twin may have been allowed for the
+	// session, or a rule remembered.
+	if more := p.remembered(ctx, c); len(more) > 0 {
+		ops = append(ops, more...)
+		if d := decide(req, ops); d != nil {
+			return d, ops, nil
+		}
+	}
 	d, err := p.ask(ctx, f)
 	return d, ops, err
 }

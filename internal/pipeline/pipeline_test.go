@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -518,3 +520,56 @@ func TestPromptRateLimit(t *testing.T) {
 		t.Errorf("causes %v, asked %d", causes, asked)
 	}
 }
+
+// Prompts of one user are asked one at a time; a helper that waited finds
+// the answer its twin was given for the session, and asks nobody.
+func TestQueuedPromptsConsultMemoryAgain(t *testing.T) {
+	mem := &Memory{Dir: t.TempDir(), SessionIdle: time.Hour}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	asking, most, asked := 0, 0, 0
+	twin := askingFunc(func(f *form.Form) form.Answer {
+		mu.Lock()
+		asking++
+		asked++
+		most = max(most, asking)
+		mu.Unlock()
+		<-release
+		mu.Lock()
+		asking--
+		mu.Unlock()
+		a := f.Defaults()
+		a.Choice = form.AllowSession
+		return a
+	})
+	var warned atomic.Int32
+	p := pipe(Config{Memory: mem, Warn: func(m string) {
+		if strings.Contains(m, "waiting for another prompt") {
+			warned.Add(1)
+		}
+	}}, twin)
+	const raw = `{"action":"x","tool":"t","session_id":"s"}`
+	results := make(chan decision.Decision, 3)
+	for range 3 {
+		go func() {
+			d, _ := decideRaw(t, context.Background(), p, raw)
+			results <- d
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	close(release)
+	causes := map[decision.Cause]int{}
+	for range 3 {
+		causes[(<-results).Cause]++
+	}
+	if most != 1 || asked != 1 || causes[decision.CauseUser] != 1 || causes[decision.CauseSession] != 2 || warned.Load() != 2 {
+		t.Errorf("most at once %d, asked %d, causes %v, waiting said %d times", most, asked, causes, warned.Load())
+	}
+}
+
+// askingFunc is a frontend whose answer a function gives.
+type askingFunc func(*form.Form) form.Answer
+
+func (askingFunc) Name() decision.Frontend { return decision.FrontendTUI }
+
+func (fn askingFunc) Ask(_ context.Context, f *form.Form) (form.Answer, error) { return fn(f), nil }

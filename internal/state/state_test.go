@@ -444,3 +444,39 @@ func TestAuditLog(t *testing.T) {
 		t.Errorf("the log grew to %d bytes", fi.Size())
 	}
 }
+
+// Turns are taken one at a time, in some order, and a waiter whose
+// context ends gives up.
+func TestWaitTurn(t *testing.T) {
+	dir := t.TempDir()
+	first, err := WaitTurn(context.Background(), dir, func() { t.Error("the first waited") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	waited := false
+	if _, err := WaitTurn(ctx, dir, func() { waited = true }); !errors.Is(err, context.DeadlineExceeded) || !waited {
+		t.Errorf("while held: %v, waited %v", err, waited)
+	}
+	got := make(chan func(), 1)
+	go func() {
+		r, err := WaitTurn(context.Background(), dir, func() {})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- r
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second turn while the first is held")
+	case <-time.After(200 * time.Millisecond):
+	}
+	first()
+	select {
+	case r := <-got:
+		r()
+	case <-time.After(2 * time.Second):
+		t.Fatal("the turn was not passed on")
+	}
+}
