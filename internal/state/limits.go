@@ -40,10 +40,7 @@ func (s *Store) CountDecision(session string, denied bool, b Breaker) (tripped b
 		return false, nil
 	}
 	err = s.update(func(tx *bolt.Tx) error {
-		bk, err := tx.CreateBucketIfNotExists(breakerBucket)
-		if err != nil {
-			return err
-		}
+		bk := tx.Bucket(breakerBucket)
 		var c breakerCounts
 		if v := bk.Get([]byte(session)); v != nil {
 			if err := json.Unmarshal(v, &c); err != nil {
@@ -87,10 +84,7 @@ func (s *Store) TakePrompt(key string, now time.Time, perMinute int) (bool, erro
 	}
 	ok := false
 	err := s.update(func(tx *bolt.Tx) error {
-		bk, err := tx.CreateBucketIfNotExists(promptsBucket)
-		if err != nil {
-			return err
-		}
+		bk := tx.Bucket(promptsBucket)
 		k := []byte("session\x00" + key)
 		var times []int64 // Unix nanoseconds of the prompts in the last minute
 		if v := bk.Get(k); v != nil {

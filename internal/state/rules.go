@@ -151,13 +151,15 @@ func (s *Store) Covering(req *decision.Request, now time.Time) ([]Rule, error) {
 	return out, nil
 }
 
-// Rules returns every rule in force at now, oldest first, after removing
-// the expired ones.
+// Rules returns every rule in force at now, oldest first. Expired rules
+// are removed, in a write only when there are some: a look-up costs no
+// write to disk.
 func (s *Store) Rules(now time.Time) ([]Rule, error) {
 	var rules []Rule
-	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(rulesBucket)
-		expired, err := keysWhere(b, func(k, v []byte) (bool, error) {
+	var expired [][]byte
+	err := s.view(func(tx *bolt.Tx) error {
+		var err error
+		expired, err = keysWhere(tx.Bucket(rulesBucket), func(k, v []byte) (bool, error) {
 			var r Rule
 			if err := json.Unmarshal(v, &r); err != nil {
 				return false, fmt.Errorf("%w: rule %x: %v", ErrCorrupt, k, err)
@@ -168,9 +170,12 @@ func (s *Store) Rules(now time.Time) ([]Rule, error) {
 			rules = append(rules, r)
 			return false, nil
 		})
-		return cmpErr(err, deleteKeys(b, expired))
+		return err
 	})
-	return rules, err
+	if err != nil || len(expired) == 0 {
+		return rules, err
+	}
+	return rules, s.update(func(tx *bolt.Tx) error { return deleteKeys(tx.Bucket(rulesBucket), expired) })
 }
 
 // Forget removes the rule with id; false when there is none.

@@ -74,6 +74,14 @@ func (s *Store) SessionApproved(req *decision.Request, now time.Time, idle time.
 	if !ok {
 		return false, nil
 	}
+	if err := s.view(func(tx *bolt.Tx) error {
+		if tx.Bucket(sessionsBucket).Get(key) == nil {
+			key = nil // nothing to look at or to write
+		}
+		return nil
+	}); err != nil || key == nil {
+		return false, err
+	}
 	approved := false
 	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(sessionsBucket)

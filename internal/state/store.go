@@ -76,18 +76,34 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, moveAside(path, err)
 	}
 	s := &Store{db: db}
-	if err := s.update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{rulesBucket, sessionsBucket} {
+	if err := s.ensureBuckets(); err != nil {
+		db.Close()
+		return nil, moveAside(path, err)
+	}
+	return s, nil
+}
+
+// ensureBuckets creates the buckets a new database lacks, writing only
+// then: opening a store costs no write to disk.
+func (s *Store) ensureBuckets() error {
+	all := [][]byte{rulesBucket, sessionsBucket, breakerBucket, promptsBucket}
+	missing := false
+	if err := s.view(func(tx *bolt.Tx) error {
+		for _, b := range all {
+			missing = missing || tx.Bucket(b) == nil
+		}
+		return nil
+	}); err != nil || !missing {
+		return err
+	}
+	return s.update(func(tx *bolt.Tx) error {
+		for _, b := range all {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
 		return nil
-	}); err != nil {
-		db.Close()
-		return nil, moveAside(path, err)
-	}
-	return s, nil
+	})
 }
 
 // Close releases the database and its lock.
