@@ -51,27 +51,8 @@ func newRules(s streams) *cobra.Command {
 	o := &memoryOptions{}
 	c := &cobra.Command{Use: "rules", Short: "List or forget remembered always-rules"}
 	o.register(c)
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the remembered always-rules in force",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			st, _, err := o.open(s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			rules, err := st.Rules(time.Now())
-			if err != nil {
-				return &exitError{code: exitInternal, err: err}
-			}
-			if o.json {
-				return writeJSON(s.decision, rules)
-			}
-			return writeRules(s.decision, rules)
-		},
-	}
-	list.Flags().BoolVar(&o.json, "json", false, "one JSON array")
+	list := listCommand(s, o, "List the remembered always-rules in force",
+		func(st *state.Store, _ settings.Settings) ([]state.Rule, error) { return st.Rules(time.Now()) }, writeRules)
 	forget := &cobra.Command{
 		Use:   "forget ID | --all",
 		Short: "Forget one remembered rule, or all",
@@ -120,34 +101,10 @@ func newSession(s streams) *cobra.Command {
 	o := &memoryOptions{}
 	c := &cobra.Command{Use: "session", Short: "List or forget approvals for a session"}
 	o.register(c)
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the calls approved for their session",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			st, set, err := o.open(s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			approvals, err := st.Sessions(time.Now(), set.SessionIdle)
-			if err != nil {
-				return &exitError{code: exitInternal, err: err}
-			}
-			if o.json {
-				return writeJSON(s.decision, approvals)
-			}
-			w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SESSION\tTOOL\tSOURCE\tARGUMENTS\tLAST USED")
-			for _, a := range approvals {
-				p := a.Approval
-				fmt.Fprintf(w, "%s\t%s\t%s\t%.12s…\t%s\n", form.Line(p.SessionID), form.Line(p.Tool), form.Line(p.Source), p.ArgumentsSHA256,
-					time.Unix(a.LastUsed, 0).Format(time.DateTime))
-			}
-			return w.Flush()
-		},
-	}
-	list.Flags().BoolVar(&o.json, "json", false, "one JSON array")
+	list := listCommand(s, o, "List the calls approved for their session",
+		func(st *state.Store, set settings.Settings) ([]state.SessionApproval, error) {
+			return st.Sessions(time.Now(), set.SessionIdle)
+		}, writeSessions)
 	forget := &cobra.Command{
 		Use:   "forget [SESSION]",
 		Short: "Forget the approvals of one session, or of all",
@@ -172,6 +129,46 @@ func newSession(s streams) *cobra.Command {
 	}
 	c.AddCommand(list, forget)
 	return c
+}
+
+// listCommand is the list subcommand of a memory: what fetch finds, as
+// one JSON array with --json, else as table writes it.
+func listCommand[T any](s streams, o *memoryOptions, short string,
+	fetch func(*state.Store, settings.Settings) ([]T, error), table func(io.Writer, []T) error) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "list",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			st, set, err := o.open(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			items, err := fetch(st, set)
+			if err != nil {
+				return &exitError{code: exitInternal, err: err}
+			}
+			if o.json {
+				return writeJSON(s.decision, items)
+			}
+			return table(s.decision, items)
+		},
+	}
+	c.Flags().BoolVar(&o.json, "json", false, "one JSON array")
+	return c
+}
+
+// writeSessions lists session approvals as a table.
+func writeSessions(out io.Writer, approvals []state.SessionApproval) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SESSION\tTOOL\tSOURCE\tARGUMENTS\tLAST USED")
+	for _, a := range approvals {
+		p := a.Approval
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.12s…\t%s\n", form.Line(p.SessionID), dash(form.Line(p.Tool)), dash(form.Line(p.Source)), p.ArgumentsSHA256,
+			time.Unix(a.LastUsed, 0).Format(time.DateTime))
+	}
+	return w.Flush()
 }
 
 func writeJSON(w io.Writer, v any) error {

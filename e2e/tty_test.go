@@ -1,49 +1,19 @@
 package e2e
 
 import (
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
+	"github.com/askperm/askperm/internal/ptytest"
 )
-
-// paneRunning returns a fresh pty whose foreground program is argv, as a
-// terminal pane with a shell (or a holder) in it: its master side and the
-// path of the terminal.
-func paneRunning(t *testing.T, argv ...string) (*os.File, string) {
-	t.Helper()
-	ptm, pts, err := pty.Open()
-	if err != nil {
-		t.Skip("no pty:", err)
-	}
-	t.Cleanup(func() { ptm.Close(); pts.Close() })
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if comm, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/comm"); err == nil && strings.TrimSpace(string(comm)) == argv[0] {
-			return ptm, pts.Name()
-		}
-	}
-	t.Fatalf("%s did not start", argv[0])
-	return nil, ""
-}
 
 // TestTTYWithAShellInTheForeground: --tty onto a pane where a shell waits
 // at its prompt would split the person's keys between the shell and
 // askperm, so neither terminal frontend takes it; the deny says why on
 // one line, with the way to keep a pane for approvals.
 func TestTTYWithAShellInTheForeground(t *testing.T) {
-	_, pane := paneRunning(t, "sh", "-c", "read x")
+	_, pane := ptytest.Foreground(t, "sh", "-c", "read x")
 	r := runPipe(t, readFile(t, "requests/write-file.json"), baseEnv("TERM=xterm-256color"), "--tty", pane, "--frontend", "tui,line")
 	d := checkDecision(t, r.stdout)
 	wantDeny(t, d, "unavailable", "none")
@@ -56,7 +26,7 @@ func TestTTYWithAShellInTheForeground(t *testing.T) {
 // TestTTYKeptForApprovals: a pane whose foreground program reads nothing
 // (the holder, sleep) is a terminal askperm asks on.
 func TestTTYKeptForApprovals(t *testing.T) {
-	ptm, pane := paneRunning(t, "sleep", "30")
+	ptm, pane := ptytest.Foreground(t, "sleep", "30")
 	var screen strings.Builder
 	seen := make(chan struct{})
 	go func() {

@@ -2,50 +2,14 @@ package tty
 
 import (
 	"errors"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/askperm/askperm/internal/ptytest"
 	"github.com/askperm/askperm/prompt"
 )
-
-// foreground starts argv as the session leader of a fresh pty, in its
-// foreground, and returns the pty's path once the program runs.
-func foreground(t *testing.T, argv ...string) string {
-	t.Helper()
-	ptm, pts, err := pty.Open()
-	if err != nil {
-		t.Skip("no pty:", err)
-	}
-	t.Cleanup(func() { ptm.Close(); pts.Close() })
-	if len(argv) == 0 {
-		return pts.Name()
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// Until exec, the child is a copy of the test binary.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if comm, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/comm"); err == nil && strings.TrimSpace(string(comm)) == argv[0] {
-			return pts.Name()
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%s did not start", argv[0])
-	return ""
-}
 
 // A terminal that is not ours is refused while a program that could read
 // it is in its foreground, and taken when only a holder is, or nobody.
@@ -59,7 +23,7 @@ func TestOpenRefusesATerminalWithAReader(t *testing.T) {
 		{[]string{"sh", "-c", "read x"}, false},
 		{[]string{"cat"}, false},
 	} {
-		path := foreground(t, tc.argv...)
+		_, path := ptytest.Foreground(t, tc.argv...)
 		f, err := Open(path)
 		switch {
 		case tc.ok && err != nil:
