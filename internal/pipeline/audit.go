@@ -6,6 +6,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/state"
 )
 
@@ -15,7 +16,7 @@ const maxAuditValue = 256
 
 // auditEntry is the audit log's line for decision d of c's request, made
 // at now.
-func auditEntry(c *call, d *decision.Decision, ops []Opinion, now time.Time) state.AuditEntry {
+func auditEntry(c *call, d *decision.Decision, ops []policy.Opinion, now time.Time) state.AuditEntry {
 	r := c.req
 	e := state.AuditEntry{
 		Time: now.UTC(), RequestSHA256: d.RequestSHA256, ID: r.ID,
@@ -31,7 +32,7 @@ func auditEntry(c *call, d *decision.Decision, ops []Opinion, now time.Time) sta
 		}
 	}
 	if d.Frontend == decision.FrontendRules || d.Frontend == decision.FrontendMemory {
-		_, winners := Combine(ops)
+		_, winners := policy.Combine(ops)
 		for _, w := range winners {
 			e.DecidedBy = append(e.DecidedBy, audited(w.Name))
 		}

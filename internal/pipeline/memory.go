@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/state"
 )
 
@@ -28,12 +29,12 @@ const recordWait = 2 * time.Second
 // approvals covering c's request, and notes whether the store could be
 // used. The store is open only for the look-up, never while a person is
 // asked.
-func (p *Pipeline) remembered(ctx context.Context, c *call) []Opinion {
+func (p *Pipeline) remembered(ctx context.Context, c *call) []policy.Opinion {
 	if p.c.Memory == nil || c.storeFailed {
 		return nil
 	}
 	req := c.req
-	var ops []Opinion
+	var ops []policy.Opinion
 	err := p.withStore(ctx, func(s *state.Store) error {
 		now := p.c.Now()
 		rules, err := s.Covering(req, now)
@@ -41,15 +42,15 @@ func (p *Pipeline) remembered(ctx context.Context, c *call) []Opinion {
 			return err
 		}
 		for _, r := range rules {
-			v := Allow
+			v := policy.Allow
 			if r.Decision == decision.Deny {
-				v = Deny
+				v = policy.Deny
 			}
-			ops = append(ops, Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Name: fmt.Sprintf("remembered rule %d", r.ID)})
+			ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Name: fmt.Sprintf("remembered rule %d", r.ID)})
 		}
 		ok, err := s.SessionApproved(req, now, p.c.Memory.SessionIdle)
 		if ok {
-			ops = append(ops, Opinion{Verdict: Allow, By: decision.FrontendMemory, Cause: decision.CauseSession, Name: "session " + req.SessionID})
+			ops = append(ops, policy.Opinion{Verdict: policy.Allow, By: decision.FrontendMemory, Cause: decision.CauseSession, Name: "session " + req.SessionID})
 		}
 		return err
 	})
@@ -67,7 +68,7 @@ func (p *Pipeline) remembered(ctx context.Context, c *call) []Opinion {
 // decision for the denial breaker, which marks the decision that trips it
 // with stop; and appends the decision to the audit log. A decision made
 // with an internal failure (ok false) is only logged.
-func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok bool, ops []Opinion) {
+func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok bool, ops []policy.Opinion) {
 	if p.c.Memory == nil || c.storeFailed {
 		return
 	}

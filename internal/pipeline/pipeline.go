@@ -20,6 +20,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -87,7 +88,7 @@ type Record struct {
 	Request  *decision.Request
 	Decision decision.Decision
 	// Opinions are the policy's opinions that were not abstentions.
-	Opinions []Opinion
+	Opinions []policy.Opinion
 	Start    time.Time // when the request started
 }
 
@@ -188,7 +189,7 @@ type call struct {
 }
 
 // safely is answer with a panic turned into a deny with cause error.
-func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, ops []Opinion, err error) {
+func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, ops []policy.Opinion, err error) {
 	req := c.req
 	defer func() {
 		if v := recover(); v != nil {
@@ -202,7 +203,7 @@ func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, o
 // chain, and returns the decision with the policy's opinions. A nil
 // decision comes with ErrNoMatch or ErrBadAnswer; a decision with an
 // error is an internal failure.
-func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []Opinion, error) {
+func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []policy.Opinion, error) {
 	req := c.req
 	if ctx.Err() != nil {
 		return ended(ctx, req, decision.FrontendNone), nil, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
@@ -202,44 +203,20 @@ func TestInvalidRequestsWriteNothing(t *testing.T) {
 }
 
 // source is a policy source giving fixed opinions.
-func source(ops ...Opinion) Source {
-	return func(*decision.Request) []Opinion { return ops }
+func source(ops ...policy.Opinion) Source {
+	return func(*decision.Request) []policy.Opinion { return ops }
 }
 
 var (
-	ruleAllow   = Opinion{Verdict: Allow, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "allow-reads"}
-	rulePrompt  = Opinion{Verdict: Prompt, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "ask-writes"}
-	ruleDeny    = Opinion{Verdict: Deny, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "no-push", Message: "ask a human"}
-	ruleDeny2   = Opinion{Verdict: Deny, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "no-force", Message: "second"}
-	memoryAllow = Opinion{Verdict: Allow, By: decision.FrontendMemory, Cause: decision.CauseRule, Name: "r1"}
-	memoryDeny  = Opinion{Verdict: Deny, By: decision.FrontendMemory, Cause: decision.CauseRule, Name: "r2"}
-	session     = Opinion{Verdict: Allow, By: decision.FrontendMemory, Cause: decision.CauseSession, Name: "s1"}
-	abstain     = Opinion{Name: "silent"}
+	ruleAllow   = policy.Opinion{Verdict: policy.Allow, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "allow-reads"}
+	rulePrompt  = policy.Opinion{Verdict: policy.Prompt, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "ask-writes"}
+	ruleDeny    = policy.Opinion{Verdict: policy.Deny, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "no-push", Message: "ask a human"}
+	ruleDeny2   = policy.Opinion{Verdict: policy.Deny, By: decision.FrontendRules, Cause: decision.CauseRule, Name: "no-force", Message: "second"}
+	memoryAllow = policy.Opinion{Verdict: policy.Allow, By: decision.FrontendMemory, Cause: decision.CauseRule, Name: "r1"}
+	memoryDeny  = policy.Opinion{Verdict: policy.Deny, By: decision.FrontendMemory, Cause: decision.CauseRule, Name: "r2"}
+	session     = policy.Opinion{Verdict: policy.Allow, By: decision.FrontendMemory, Cause: decision.CauseSession, Name: "s1"}
+	abstain     = policy.Opinion{Name: "silent"}
 )
-
-func TestCombineStrictestWins(t *testing.T) {
-	for _, tc := range []struct {
-		ops     []Opinion
-		verdict Verdict
-		winners []string
-	}{
-		{nil, Prompt, nil},
-		{[]Opinion{ruleAllow}, Allow, []string{"allow-reads"}},
-		{[]Opinion{ruleAllow, ruleDeny}, Deny, []string{"no-push"}},
-		{[]Opinion{rulePrompt, ruleAllow}, Prompt, []string{"ask-writes"}},
-		{[]Opinion{ruleDeny, rulePrompt, ruleAllow, ruleDeny2}, Deny, []string{"no-push", "no-force"}},
-		{[]Opinion{memoryAllow, session}, Allow, []string{"r1", "s1"}},
-	} {
-		v, winners := Combine(tc.ops)
-		var names []string
-		for _, w := range winners {
-			names = append(names, w.Name)
-		}
-		if v != tc.verdict || !reflect.DeepEqual(names, tc.winners) {
-			t.Errorf("%v: got %v %v", tc.ops, v, names)
-		}
-	}
-}
 
 // Policy decides before anyone is asked, canned answers included; it
 // says prompt when it knows nothing.
@@ -311,7 +288,7 @@ func TestRecordStep(t *testing.T) {
 		}
 	}
 	pipe(Config{Record: record, Policy: []Source{source(ruleDeny, abstain)}}).Decide(context.Background(), []byte(`{"action":"x"}`))
-	if got := records[len(records)-1].Opinions; !reflect.DeepEqual(got, []Opinion{ruleDeny}) {
+	if got := records[len(records)-1].Opinions; !reflect.DeepEqual(got, []policy.Opinion{ruleDeny}) {
 		t.Errorf("opinions recorded: %+v", got)
 	}
 }
