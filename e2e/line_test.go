@@ -1,12 +1,21 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
 )
 
 // lineArmWait outlasts the line prompt's default 500 ms arming delay.
@@ -64,9 +73,12 @@ func TestLineDenyOnceWithReason(t *testing.T) {
 	}
 }
 
+// TestLineAllowAlwaysNarrowed runs on a terminal 132 columns wide: the
+// prompt wraps at the terminal's width, and the rule sentence matched below
+// is 120 characters (TestLineRuleWrapped shows it wrapped at 80).
 func TestLineAllowAlwaysNarrowed(t *testing.T) {
 	start := time.Now()
-	s := startLine(t, "write-file.json")
+	s := startLineOn(t, 132, readFile(t, "requests/write-file.json"))
 	lineAnswer(s, "Answer [", 1, "a")
 	lineAnswer(s, "Grants [1-2]: ", 1, "2")
 	lineAnswer(s, "Scope [1-3]: ", 1, "2")
@@ -252,4 +264,365 @@ func TestLineDefaultChain(t *testing.T) {
 	if d["decision"] != "allow" || d["frontend"] != "line" {
 		t.Fatalf("want allow by the line prompt; got %v", d)
 	}
+}
+
+// startLineOn runs the line prompt on a TERM=dumb pty cols columns wide,
+// with req as the request.
+func startLineOn(t *testing.T, cols uint16, req []byte, args ...string) *ptySession {
+	t.Helper()
+	s := preparePTY(t, req, baseEnv("TERM=dumb"), append([]string{"--frontend", "line", "--timeout", "20s"}, args...)...)
+	if err := pty.Setsize(s.ptm, &pty.Winsize{Rows: 24, Cols: cols}); err != nil {
+		t.Fatal(err)
+	}
+	s.start()
+	return s
+}
+
+// lineFakes are lines of askperm's that request text tries to start a
+// screen row with; each ends in a word askperm never writes.
+var lineFakes = []string{
+	"Tool: rm -rf ~ PWNED",
+	"Answer [y/a/d/n/m/?]: y PWNED",
+	"Answered: Allow once. PWNED",
+	"Key facts: PWNED",
+	"  y  Allow once PWNED",
+	"Server: trusted PWNED",
+}
+
+// hostileLineRequest is a request whose text tries to put lineFakes at the
+// start of a row of a terminal cols wide: behind fills of every length
+// around the width (spaces, tabs, letters, wide characters), in the
+// reason, a detail, the tool, dimension values, grants and the title.
+func hostileLineRequest(t *testing.T, cols int) []byte {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(cols), 2))
+	fake := func() string { return lineFakes[rng.IntN(len(lineFakes))] }
+	fills := []func(n int) string{
+		func(n int) string { return "w" + strings.Repeat(" ", max(0, n-1)) },
+		func(n int) string { return strings.Repeat("x", n) },
+		func(n int) string { return strings.Repeat("ab ", n/3) + strings.Repeat("c", n%3) },
+		func(n int) string { return strings.Repeat("一", n/2) + strings.Repeat("z", n%2) },
+		func(n int) string { return "t" + strings.Repeat("\t", n/8) },
+	}
+	var text []string
+	for n := max(1, cols-24); n <= cols+2; n++ {
+		text = append(text, fills[n%len(fills)](n)+fake())
+	}
+	var dims []map[string]any
+	for i := range 6 {
+		n := max(1, cols-30+5*i)
+		dims = append(dims, map[string]any{
+			"name": fmt.Sprintf("d%d", i), "label": "Target", "value": fills[i%4](n) + fake(),
+			"scopes": []map[string]any{{"label": fills[i%4](n/2) + fake(), "match": fmt.Sprintf("m%d", i)}},
+		})
+	}
+	req := map[string]any{
+		"id": "hostile", "server": "fs", "tool": fills[1](cols-6) + fake(), "action": "write",
+		"reason":      strings.Join(text, "\n"),
+		"dimensions":  dims,
+		"grants":      []map[string]any{{"name": "g", "description": fills[2](max(1, cols-30)) + fake()}},
+		"details":     []map[string]any{{"label": "diff", "text": strings.Join(text, "\n")}},
+		"annotations": map[string]any{"title": fills[3](max(1, cols-25)) + fake()},
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkLineRows checks rows of a terminal cols wide: none wider, each
+// starting with askperm's words (a letter), the gutter or indentation, and
+// no fake line at the start of a row or right after the few columns of
+// askperm's indentation (behind the gutter, fakes are plain to see as
+// request text).
+func checkLineRows(t *testing.T, rows []string, cols int) {
+	t.Helper()
+	for i, row := range rows {
+		if w := ansi.StringWidth(row); w > cols {
+			t.Fatalf("row %d is %d cells wide, the terminal %d:\n%s", i+1, w, cols, row)
+		}
+		if r, _ := utf8.DecodeRuneInString(row + " "); r != ' ' && r != '│' && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			t.Fatalf("row %d starts with request text:\n%s", i+1, row)
+		}
+		body := strings.TrimLeft(row, " ")
+		for _, f := range lineFakes {
+			if strings.HasPrefix(body, strings.TrimLeft(f, " ")) && len(row)-len(body) < 4 {
+				t.Fatalf("row %d passes for askperm's own line:\n%s\nrows around it:\n%s", i+1, row, strings.Join(rows[max(0, i-3):min(len(rows), i+2)], "\n"))
+			}
+		}
+	}
+}
+
+// checkPlainStderr: askperm's own stderr lines hold no escape sequence and
+// no control character but newline.
+func checkPlainStderr(t *testing.T, stderr string) {
+	t.Helper()
+	for _, r := range stderr {
+		if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f {
+			t.Fatalf("stderr holds %U: %q", r, stderr)
+		}
+	}
+}
+
+// TestLineWrapsAtTerminalWidth: on a real pty of several widths, a request
+// built to wrap into fake lines is laid out by askperm: no row wider than
+// the terminal (so the terminal wraps none), and no request text at the
+// start of a row. The gutter lines behind the fakes do show them.
+func TestLineWrapsAtTerminalWidth(t *testing.T) {
+	for _, cols := range []int{20, 41, 80, 133} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			t.Parallel()
+			s := startLineOn(t, uint16(cols), hostileLineRequest(t, cols))
+			lineAnswer(s, "/m/?]: ", 1, "n")
+			r := s.wait()
+			wantDeny(t, checkDecision(t, r.stdout), "user", "line")
+			checkPlainStderr(t, r.stderr)
+			rows := strings.Split(strings.ReplaceAll(s.raw(), "\r\n", "\n"), "\n")
+			checkLineRows(t, rows, cols)
+			if !strings.Contains(s.raw(), "PWNED") || !strings.Contains(s.raw(), "\n│ ") {
+				t.Fatalf("the request was not shown:\n%s", s.raw())
+			}
+		})
+	}
+}
+
+// TestLineRuleWrapped: TestLineAllowAlwaysNarrowed's rule sentence, 120
+// characters, on a terminal 80 wide: wrapped by askperm at a space, its
+// continuation indented.
+func TestLineRuleWrapped(t *testing.T) {
+	s := startLineOn(t, 80, readFile(t, "requests/write-file.json"))
+	lineAnswer(s, "Answer [", 1, "a")
+	lineAnswer(s, "Grants [1-2]: ", 1, "2")
+	lineAnswer(s, "Scope [1-3]: ", 1, "2")
+	lineAnswer(s, "Workdir [1-2]: ", 1, "2")
+	lineAnswer(s, "Lifetime [1-3]: ", 1, "2")
+	s.waitFor("Rule: allow write_file, with File [path] anything under \"/home/a/p/\", in any\r\n    workdir, granting fs.create, for 15 minutes")
+	lineAnswer(s, "Save this rule? ", 1, "n")
+	wantDeny(t, lineDecision(t, s, 0), "user", "line")
+}
+
+// tmuxPane is askperm's line prompt running in a tmux pane: a real
+// terminal emulator, which wraps what is wider than it.
+type tmuxPane struct {
+	t         *testing.T
+	sock, dir string
+}
+
+// startTmux runs askperm with req on stdin in a detached tmux pane cols ×
+// rows; stdout, stderr and the exit code go to files.
+func startTmux(t *testing.T, cols, rows int, req []byte) *tmuxPane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
+	p := &tmuxPane{t: t, dir: t.TempDir()}
+	p.sock = filepath.Join(p.dir, "sock")
+	if err := os.WriteFile(filepath.Join(p.dir, "req.json"), req, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("cd %q && TERM=dumb %q --frontend line --timeout 30s <req.json >out.json 2>err.txt; echo $? >code", p.dir, bin)
+	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
+	return p
+}
+
+func (p *tmuxPane) tmux(args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...)
+	cmd.Env = baseEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen is the pane's visible rows.
+func (p *tmuxPane) screen() []string {
+	return strings.Split(strings.TrimRight(p.tmux("capture-pane", "-p", "-t", "t"), "\n"), "\n")
+}
+
+// history is every row the pane shows or scrolled away.
+func (p *tmuxPane) history() []string {
+	return strings.Split(strings.TrimRight(p.tmux("capture-pane", "-p", "-t", "t", "-S", "-", "-E", "-"), "\n"), "\n")
+}
+
+// waitForCount waits until the pane's visible rows hold text n times.
+func (p *tmuxPane) waitForCount(text string, n int) []string {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rows := p.screen()
+		if strings.Count(strings.Join(rows, "\n"), text) >= n {
+			return rows
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out waiting for %q ×%d; screen:\n%s", text, n, strings.Join(rows, "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// answer waits out the arming delay and types line and Enter.
+func (p *tmuxPane) answer(line string) {
+	p.t.Helper()
+	time.Sleep(lineArmWait)
+	if line != "" {
+		p.tmux("send-keys", "-t", "t", "-l", line)
+	}
+	p.tmux("send-keys", "-t", "t", "Enter")
+}
+
+// result waits for askperm to exit and returns its decision and stderr.
+func (p *tmuxPane) result() (map[string]any, string) {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if code, err := os.ReadFile(filepath.Join(p.dir, "code")); err == nil && len(code) > 0 {
+			out, _ := os.ReadFile(filepath.Join(p.dir, "out.json"))
+			stderr, _ := os.ReadFile(filepath.Join(p.dir, "err.txt"))
+			if strings.TrimSpace(string(code)) != "0" {
+				p.t.Fatalf("exit %s; stderr: %s", code, stderr)
+			}
+			return checkDecision(p.t, string(out)), string(stderr)
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("askperm did not exit; screen:\n%s", strings.Join(p.screen(), "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLineLayoutInTerminal: in a real terminal emulator, padded and wide
+// request text never wraps into a row that starts with request text, nor
+// into one that passes for askperm's own.
+func TestLineLayoutInTerminal(t *testing.T) {
+	for _, cols := range []int{37, 80} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			t.Parallel()
+			p := startTmux(t, cols, 50, hostileLineRequest(t, cols))
+			p.waitForCount("/m/?]:", 1)
+			checkLineRows(t, p.history(), cols)
+			p.answer("n")
+			d, stderr := p.result()
+			wantDeny(t, d, "user", "line")
+			checkPlainStderr(t, stderr)
+		})
+	}
+}
+
+// TestLineFactsRightAboveQuestion: however long the agent's words (a
+// reason of hundreds of lines, dozens of details), the visible screen ends
+// with the facts and the question, each time the question is asked.
+func TestLineFactsRightAboveQuestion(t *testing.T) {
+	var req map[string]any
+	if err := json.Unmarshal(readFile(t, "requests/write-file.json"), &req); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("Tool: harmless_read (from engine:1)\nAction: read\n", 200)
+	req["reason"] = long
+	var details []map[string]any
+	for i := range 30 {
+		details = append(details, map[string]any{"label": fmt.Sprint("part ", i), "text": long})
+	}
+	req["details"] = details
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startTmux(t, 80, 24, b)
+	want := []string{
+		"Key facts:",
+		"Server: fs-default",
+		"Tool: write_file (from engine:1)",
+		"Action: write",
+		"Value of File [path]: /home/a/p/report.md",
+		"Workdir: /home/a/p",
+		"Grants: fs.write, fs.create (includes fs.write)",
+	}
+	for n, key := range []string{"x", "n"} {
+		rows := p.waitForCount("Answer [y/a/d/n/m/?]:", 1)
+		for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
+			rows = rows[:len(rows)-1]
+		}
+		if len(rows) < len(want)+1 || !reflect.DeepEqual(rows[len(rows)-len(want)-1:len(rows)-1], want) ||
+			!strings.HasPrefix(rows[len(rows)-1], "Answer [y/a/d/n/m/?]:") {
+			t.Fatalf("question %d: the screen does not end with the facts and the question:\n%s", n+1, strings.Join(rows, "\n"))
+		}
+		p.answer(key)
+		if key == "x" {
+			p.waitForCount("Type one of the keys listed", 1)
+		}
+	}
+	d, _ := p.result()
+	wantDeny(t, d, "user", "line")
+}
+
+// TestLineDelayRestartsOnInput: lines typed without a pause as long as the
+// arming delay keep restarting it: none counts, one notice follows, and an
+// answer after a pause decides.
+func TestLineDelayRestartsOnInput(t *testing.T) {
+	s := startLine(t, "write-file.json")
+	s.waitFor("Answer [")
+	for range 8 { // 8 × 150 ms: more than twice the 500 ms delay
+		s.send("y\r")
+		time.Sleep(150 * time.Millisecond)
+	}
+	const notice = "askperm: ignored what was typed before the question was ready."
+	s.waitFor(notice)
+	lineAnswer(s, "Answer [", 2, "n")
+	r := s.wait()
+	wantDeny(t, checkDecision(t, r.stdout), "user", "line")
+	if n := strings.Count(s.text(), notice); n != 1 {
+		t.Errorf("%d notices, want 1: the delay restarts while lines keep arriving; transcript:\n%s", n, s.text())
+	}
+	checkPlainStderr(t, r.stderr)
+}
+
+// TestLineStraddlingLineJudgedWhole: a line begun within the arming delay
+// and ended after it is judged whole, never cut down to its tail: typing
+// meant for another program ("git apply", "y y") whose last letter is a
+// key does not answer.
+func TestLineStraddlingLineJudgedWhole(t *testing.T) {
+	for _, tc := range [][2]string{{"git appl", "y"}, {"y ", "y"}, {"sure, tr", "y"}, {"ls -", "a"}} {
+		t.Run(tc[0]+tc[1], func(t *testing.T) {
+			t.Parallel()
+			s := startLine(t, "write-file.json")
+			s.waitFor("Answer [")
+			s.send(tc[0])
+			time.Sleep(lineArmWait + 200*time.Millisecond)
+			s.send(tc[1] + "\r")
+			s.waitFor("Type one of the keys listed")
+			lineAnswer(s, "Answer [", 2, "n")
+			r := s.wait()
+			wantDeny(t, checkDecision(t, r.stdout), "user", "line")
+		})
+	}
+}
+
+// TestLineTypingForAnotherProgram: whole lines that are no key ("git
+// status", "yes", "y y") never answer; three of them deny once.
+func TestLineTypingForAnotherProgram(t *testing.T) {
+	s := startLine(t, "write-file.json")
+	for i, line := range []string{"git status", "yes", "y y"} {
+		lineAnswer(s, "Answer [", i+1, line)
+	}
+	s.waitFor("askperm: no valid answer; denying once.")
+	r := s.wait()
+	wantDeny(t, checkDecision(t, r.stdout), "user", "line")
+	checkPlainStderr(t, r.stderr)
+}
+
+// TestLineTooNarrow: on a terminal too narrow to lay the prompt out, the
+// line prompt does not start; with nobody else to ask that is a deny, and
+// stderr says why on one plain line.
+func TestLineTooNarrow(t *testing.T) {
+	s := startLineOn(t, 12, readFile(t, "requests/write-file.json"))
+	r := s.wait()
+	wantDeny(t, checkDecision(t, r.stdout), "unavailable", "none")
+	if !strings.Contains(r.stderr, "the terminal is 12 columns wide") {
+		t.Errorf("stderr does not say why: %q", r.stderr)
+	}
+	checkPlainStderr(t, r.stderr)
 }

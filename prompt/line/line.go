@@ -11,9 +11,16 @@
 //	a  allow always…            m  edit the denial reason
 //	?  show the request again   b  back (rule stage)
 //
-// Only the offered choices are listed and accepted. Stage "rule" asks
+// Only the offered choices are listed and accepted, and only a line that is
+// exactly one key: "yes" or "git status" is no answer. Stage "rule" asks
 // numbered questions (Enter alone keeps the marked answer) and saves the
 // rule only when "save" is typed; n there denies once.
+//
+// The prompt lays out every line at the terminal's width (line_layout.go),
+// marks each text the agent says of its request as the agent's words, and
+// shows the facts again right above every "Answer" (line_view.go). A line
+// counts only after the person paused for the arming delay
+// (line_input.go).
 package line
 
 import (
@@ -71,7 +78,11 @@ func (l Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	// Ctrl-Z must not suspend an open prompt, and a read or write from the
 	// background must fail (and cancel) rather than stop the process.
 	defer tty.HoldJobControl()()
+	if n := columns(term); n < minColumns {
+		return form.Answer{}, fmt.Errorf("%w: %w", errNarrow(n), prompt.ErrUnavailable)
+	}
 	p := newLinePrompt(term, term, l.o.ArmDelay)
+	p.cols = func() int { return columns(term) }
 	p.flush = func() error { return tty.Flush(term) }
 	p.in.pending = func() bool { return linesWaiting(term) }
 	return p.run(ctx, f)
@@ -114,14 +125,21 @@ func linesWaiting(tty *os.File) bool {
 type linePrompt struct {
 	in    *lineInput
 	out   io.Writer
-	err   error // the first write error: the terminal is gone
+	err   error // the first write or layout error: the terminal is gone
 	arm   time.Duration
+	cols  func() int   // the terminal's width now
 	flush func() error // discards typeahead; nil when there is none
 }
 
 func newLinePrompt(r io.Reader, w io.Writer, arm time.Duration) *linePrompt {
-	return &linePrompt{in: &lineInput{r: r}, out: w, arm: arm}
+	return &linePrompt{in: &lineInput{r: r}, out: w, arm: arm, cols: func() int { return defaultColumns }}
 }
+
+// question writes a question and what goes right above it.
+type question func(*page)
+
+// plain is a question of askperm's words alone.
+func plain(q string) question { return func(pg *page) { pg.own(q) } }
 
 // run walks the form and ends with one line saying how it ended.
 func (p *linePrompt) run(ctx context.Context, f *form.Form) (form.Answer, error) {
@@ -144,14 +162,20 @@ func (p *linePrompt) run(ctx context.Context, f *form.Form) (form.Answer, error)
 	return a, nil
 }
 
-// AskChoice shows the request and the key legend and reads a key.
+// AskChoice shows the request and the key legend and reads a key. The
+// facts stand right above every showing of the question, however long the
+// agent's words above them are.
 func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer) error {
 	p.showRequest(f, a)
 	var keys []string
 	for _, c := range f.Choices() {
 		keys = append(keys, choiceKeys[c])
 	}
-	q := "Answer [" + strings.Join(keys, "/") + "/m/?]: "
+	q := func(pg *page) {
+		pg.own("\n" + factsHeading + "\n")
+		pg.facts(f.Req)
+		pg.own("Answer [" + strings.Join(keys, "/") + "/m/?]: ")
+	}
 	for invalid := 0; ; {
 		line, err := p.readLine(ctx, q)
 		if err != nil {
@@ -184,23 +208,22 @@ func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer
 }
 
 func (p *linePrompt) showRequest(f *form.Form, a *form.Answer) {
-	var b strings.Builder
-	b.WriteString("\n" + f.Message(form.StageChoice, *a))
-	b.WriteString("Keys (type one, then Enter):\n")
+	pg := p.page()
+	pg.own("\n")
+	pg.request(f)
+	pg.own("Keys (type one, then Enter):\n")
 	for _, c := range f.Choices() {
-		b.WriteString("  " + choiceKeys[c] + "  " + form.ChoiceLabel(c) + "\n")
+		pg.own("  " + choiceKeys[c] + "  " + form.ChoiceLabel(c) + "\n")
 	}
-	b.WriteString("  m  Edit the denial reason\n  ?  Show the request again\nEnter alone: Deny once.\n")
-	if a.Message != "" {
-		b.WriteString("Denial reason: " + form.Line(a.Message) + "\n")
-	}
-	p.say(b.String())
+	pg.own("  m  Edit the denial reason\n  ?  Show the request again\nEnter alone: Deny once.\n")
+	pg.field("Denial reason", form.Line(a.Message))
+	p.write(pg)
 }
 
 // editReason reads the denial reason; the form's own check keeps it within
 // the protocol's limits.
 func (p *linePrompt) editReason(ctx context.Context, f *form.Form, a *form.Answer) error {
-	line, err := p.readLine(ctx, "Denial reason (Enter alone clears it): ")
+	line, err := p.readLine(ctx, plain("Denial reason (Enter alone clears it): "))
 	if err != nil {
 		return err
 	}
@@ -209,11 +232,12 @@ func (p *linePrompt) editReason(ctx context.Context, f *form.Form, a *form.Answe
 		return nil
 	}
 	a.Message = line
+	pg := p.page()
 	if line == "" {
-		p.say("Denial reason cleared.\n")
-	} else {
-		p.say("Denial reason: " + form.Line(line) + "\n")
+		pg.own("Denial reason cleared.\n")
 	}
+	pg.field("Denial reason", form.Line(line))
+	p.write(pg)
 	return nil
 }
 
@@ -225,9 +249,15 @@ func (p *linePrompt) AskRule(ctx context.Context, f *form.Form, a *form.Answer) 
 			return back, err
 		}
 	}
-	p.say("\n" + f.Message(form.StageRule, *a))
+	pg := p.page()
+	pg.own("\n")
+	pg.field("Rule", f.RuleSummary(*a))
+	for _, l := range f.FixedScopes() {
+		pg.field("Fixed", l)
+	}
+	p.write(pg)
 	empty, deny := false, false
-	back, err := p.question(ctx, "Save this rule? Type save, n to deny once, or b to go back (Enter alone: back): ", func(line string) string {
+	back, err := p.question(ctx, plain("Save this rule? Type save, n to deny once, or b to go back (Enter alone: back): "), func(line string) string {
 		switch {
 		case line == "":
 			empty = true
@@ -247,19 +277,23 @@ func (p *linePrompt) AskRule(ctx context.Context, f *form.Form, a *form.Answer) 
 // askQuestion asks one rule question by number: several numbers for a
 // question that takes several answers, one for the others.
 func (p *linePrompt) askQuestion(ctx context.Context, q form.Question, a *form.Answer) (bool, error) {
-	var b strings.Builder
-	b.WriteString(q.Title)
+	pg := p.page()
+	title := q.Title
 	if q.Multi {
-		b.WriteString(" (numbers separated by spaces)")
+		title += " (numbers separated by spaces)"
 	}
-	b.WriteString(":\n")
+	pg.own(title + ":\n")
 	chosen := q.Chosen(*a)
 	for i, o := range q.Options {
-		b.WriteString(listItem(i, slices.Contains(chosen, o.Value), o.Label))
+		mark := "[ ]"
+		if slices.Contains(chosen, o.Value) {
+			mark = "[x]"
+		}
+		pg.item(fmt.Sprintf("  %d. %s ", i+1, mark), o.Label)
 	}
-	p.say(b.String())
+	p.write(pg)
 	n := len(q.Options)
-	return p.question(ctx, fmt.Sprintf("%s [1-%d]: ", q.Name, n), func(line string) string {
+	return p.question(ctx, plain(fmt.Sprintf("%s [1-%d]: ", q.Name, n)), func(line string) string {
 		if line == "" {
 			return ""
 		}
@@ -280,17 +314,9 @@ func (p *linePrompt) askQuestion(ctx context.Context, q form.Question, a *form.A
 	})
 }
 
-func listItem(i int, marked bool, text string) string {
-	mark := "[ ]"
-	if marked {
-		mark = "[x]"
-	}
-	return fmt.Sprintf("  %d. %s %s\n", i+1, mark, text)
-}
-
 // question asks q until accept takes the line (returns no problem), "b"
 // goes back, or maxInvalid problems in a row go back too.
-func (p *linePrompt) question(ctx context.Context, q string, accept func(line string) (problem string)) (back bool, err error) {
+func (p *linePrompt) question(ctx context.Context, q question, accept func(line string) (problem string)) (back bool, err error) {
 	for invalid := 0; ; {
 		line, err := p.readLine(ctx, q)
 		if err != nil {
@@ -311,10 +337,28 @@ func (p *linePrompt) question(ctx context.Context, q string, accept func(line st
 	}
 }
 
-// say writes askperm's text, with tabs of the rendered request expanded:
-// nothing but newlines reaches the terminal as a control character.
-func (p *linePrompt) say(s string) {
-	if p.err == nil {
-		_, p.err = io.WriteString(p.out, form.ExpandTabs(s))
+// page starts text laid out for the terminal's width now. A terminal
+// narrowed below minColumns ends the prompt: no line could be laid out
+// without the terminal wrapping it.
+func (p *linePrompt) page() *page {
+	n := p.cols()
+	if n < minColumns && p.err == nil {
+		p.err = errNarrow(n)
 	}
+	return &page{width: max(n, minColumns)}
+}
+
+// write sends a page to the terminal: nothing but newlines reaches it as a
+// control character.
+func (p *linePrompt) write(pg *page) {
+	if p.err == nil {
+		_, p.err = io.WriteString(p.out, pg.String())
+	}
+}
+
+// say writes askperm's words.
+func (p *linePrompt) say(s string) {
+	pg := p.page()
+	pg.own(s)
+	p.write(pg)
 }

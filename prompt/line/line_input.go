@@ -51,11 +51,13 @@ func (in *lineInput) next() <-chan chunk {
 // readLine shows q and returns the next line typed after the arming delay,
 // trimmed. Each showing flushes typeahead and starts the delay afresh.
 // EOF, a read error or a hang-up is prompt.ErrCancelled, never an answer.
-func (p *linePrompt) readLine(ctx context.Context, q string) (string, error) {
+func (p *linePrompt) readLine(ctx context.Context, q question) (string, error) {
 	for {
-		p.say(q)
+		pg := p.page()
+		q(pg)
+		p.write(pg)
 		if p.err != nil {
-			return "", fmt.Errorf("writing to the terminal: %w: %w", p.err, prompt.ErrCancelled)
+			return "", fmt.Errorf("terminal: %w: %w", p.err, prompt.ErrCancelled)
 		}
 		if err := p.flushInput(); err != nil {
 			return "", err
@@ -67,32 +69,30 @@ func (p *linePrompt) readLine(ctx context.Context, q string) (string, error) {
 	}
 }
 
-// armedLine waits for one line. It discards lines that arrived before the
-// delay ended and lines that arrived together with others (pasted, or
-// typed ahead): then it says so and reports !ok, so that the question is
-// shown again.
+// armedLine waits for one line. A line counts only when the person paused
+// for the whole delay before it: each line that arrives sooner is
+// discarded and starts the delay again, and once input has paused for the
+// delay the question is shown again with a notice (!ok). Lines that arrive
+// together (pasted, typed ahead) are discarded too.
+//
+// In canonical mode the kernel hands over only complete lines, so keys
+// typed before Enter cannot be timed. They are never flushed when the
+// delay ends: a line begun during the delay and ended after it is judged
+// whole, and "git apply" is no key, while a flush would have cut it to "y".
 func (p *linePrompt) armedLine(ctx context.Context) (line string, ok bool, err error) {
 	armed := time.Now().Add(p.arm)
 	timer := time.NewTimer(p.arm)
 	defer timer.Stop()
 	var buf []byte
-	early, fired := false, false
-	tooEarly := func() (string, bool, error) {
-		p.say("askperm: ignored what was typed before the question was ready.\n")
-		return "", false, nil
-	}
+	early := false
 	for {
 		select {
 		case <-ctx.Done():
 			return "", false, ctx.Err()
 		case <-timer.C:
-			// Also drops a partial line typed during the delay.
-			if err := p.flushInput(); err != nil {
-				return "", false, err
-			}
-			fired = true
 			if early {
-				return tooEarly()
+				p.say("askperm: ignored what was typed before the question was ready.\n")
+				return "", false, nil
 			}
 		case c := <-p.in.next():
 			p.in.res = nil
@@ -100,10 +100,8 @@ func (p *linePrompt) armedLine(ctx context.Context) (line string, ok bool, err e
 				return "", false, fmt.Errorf("reading the terminal: %w: %w", c.err, prompt.ErrCancelled)
 			}
 			if c.at.Before(armed) {
-				early, buf = true, nil
-				if fired {
-					return tooEarly()
-				}
+				early, buf, armed = true, nil, c.at.Add(p.arm)
+				timer.Reset(time.Until(armed))
 				continue
 			}
 			buf = append(buf, c.data...)

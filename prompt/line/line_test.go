@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,9 +84,14 @@ func lineDrive(t *testing.T, f *form.Form, arm time.Duration, r io.Reader) (form
 	t.Helper()
 	var out bytes.Buffer
 	p := newLinePrompt(r, &out, arm)
+	p.cols = func() int { return flowColumns }
 	a, err := p.run(context.Background(), f)
 	return a, out.String(), err
 }
+
+// flowColumns is a terminal wide enough that no line of these requests
+// wraps, so that tests of the dialogue can match whole sentences.
+const flowColumns = 500
 
 func TestLineAnswers(t *testing.T) {
 	defaults := form.New(lineReq(), form.Options{}).Defaults()
@@ -317,7 +324,7 @@ func TestLineTypeaheadNeverDecides(t *testing.T) {
 }
 
 // TestLineFlushes: typeahead is discarded each time a question is shown,
-// and again when the arming delay ends.
+// and never when the arming delay ends (that would cut a line in two).
 func TestLineFlushes(t *testing.T) {
 	slow := &lineTerminal{steps: []lineStep{{after: 100 * time.Millisecond, text: "m\n"}, {after: 100 * time.Millisecond, text: "no\n"}, {after: 100 * time.Millisecond, text: "n\n"}}}
 	p := newLinePrompt(slow, io.Discard, time.Millisecond)
@@ -326,8 +333,8 @@ func TestLineFlushes(t *testing.T) {
 	if _, err := p.run(context.Background(), form.New(lineReq(), form.Options{})); err != nil {
 		t.Fatal(err)
 	}
-	if flushes != 6 {
-		t.Errorf("flushed %d times, want 6: when each of 3 questions is shown and when its delay ends", flushes)
+	if flushes != 3 {
+		t.Errorf("flushed %d times, want 3: when each of 3 questions is shown", flushes)
 	}
 	p = newLinePrompt(lineTyped("y"), io.Discard, 0)
 	p.flush = func() error { return errors.New("input/output error") }
@@ -352,7 +359,7 @@ func TestLineOutputPlain(t *testing.T) {
 			t.Fatalf("transcript holds %U:\n%s", r, out)
 		}
 	}
-	if !strings.Contains(out, `Tool: write_file\r\e[1Als -la`) || !strings.Contains(out, "│ - bad\\r       \\e[32mhidden") {
+	if !strings.Contains(out, `Tool: write_file\r\e[1Als -la`) || !strings.Contains(out, "│ - bad\\r \\e[32mhidden") {
 		t.Errorf("hostile text not shown escaped:\n%s", out)
 	}
 }
@@ -421,5 +428,183 @@ func TestPollableTTY(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("closing did not end the pending read")
+	}
+}
+
+// TestLineDelayRestarts: while lines keep arriving sooner than the arming
+// delay, each one starts the delay again; one notice follows once input
+// pauses, and only a line after a whole quiet delay counts.
+func TestLineDelayRestarts(t *testing.T) {
+	t.Parallel()
+	const arm = 300 * time.Millisecond
+	steps := []lineStep{{text: "y\n"}}
+	for range 6 {
+		steps = append(steps, lineStep{after: arm / 5, text: "y\n"}) // 6 × 60 ms: longer than the delay in all
+	}
+	steps = append(steps, lineStep{after: 4 * arm, text: "n\n"})
+	var out bytes.Buffer
+	p := newLinePrompt(&lineTerminal{steps: steps}, &out, arm)
+	a, err := p.run(context.Background(), form.New(lineReq(), form.Options{}))
+	if err != nil || a.Choice != form.DenyOnce {
+		t.Fatalf("got %v, %v; want deny once; transcript:\n%s", a.Choice, err, out.String())
+	}
+	if n := strings.Count(out.String(), "ignored what was typed before the question was ready"); n != 1 {
+		t.Errorf("%d notices, want 1: the delay restarts with each line; transcript:\n%s", n, out.String())
+	}
+	if n := strings.Count(out.String(), "Answer ["); n != 2 {
+		t.Errorf("asked %d times, want 2; transcript:\n%s", n, out.String())
+	}
+}
+
+// TestLineEveryQuestionArmed: every question, the choice, the denial
+// reason and each rule question and the save alike, discards a line that
+// arrives within its delay; only the answers after it count.
+func TestLineEveryQuestionArmed(t *testing.T) {
+	t.Parallel()
+	const arm = 100 * time.Millisecond
+	var steps []lineStep
+	for _, qa := range [][2]string{{"y", "m"}, {"evil", "why"}, {"y", "d"}, {"b", "3"}, {"b", ""}, {"b", ""}, {"n", "save"}} {
+		steps = append(steps, lineStep{text: qa[0] + "\n"}, lineStep{after: 4 * arm, text: qa[1] + "\n"})
+	}
+	var out bytes.Buffer
+	p := newLinePrompt(&lineTerminal{steps: steps}, &out, arm)
+	p.cols = func() int { return flowColumns }
+	a, err := p.run(context.Background(), form.New(lineReq(), form.Options{}))
+	if err != nil {
+		t.Fatalf("%v; transcript:\n%s", err, out.String())
+	}
+	if a.Choice != form.DenyAlways || a.Message != "why" || a.Scopes["path"] != "*" {
+		t.Errorf("got %+v, want deny always of any file with the reason typed after the delay; transcript:\n%s", a, out.String())
+	}
+	if n := strings.Count(out.String(), "ignored what was typed before the question was ready"); n != 7 {
+		t.Errorf("%d notices, want one for each of the 7 questions; transcript:\n%s", n, out.String())
+	}
+}
+
+// nonKeys generates lines a person may type for another program: words,
+// commands, the keys doubled, spaced or in words, any Unicode. None is
+// exactly one key.
+func nonKeys(rng *rand.Rand, n int) []string {
+	seeds := []string{"git status", "yes", "y y", "yy", "ya", "sy", "y.", "'y'", "y\ty", "ye", "Yes", "git apply", "ls -a", "save", "y\\", "ｙ", "y\u0301", "ok"}
+	alphabet := []rune("ysadnm? \tgitstaus-.yY'\"ｙé\u00a0")
+	var out []string
+	for len(out) < n {
+		var s string
+		switch rng.IntN(3) {
+		case 0:
+			s = seeds[rng.IntN(len(seeds))]
+		case 1:
+			rs := make([]rune, 2+rng.IntN(6))
+			for i := range rs {
+				rs[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			s = string(rs)
+		default:
+			s = seeds[rng.IntN(len(seeds))] + " " + seeds[rng.IntN(len(seeds))]
+		}
+		if k := strings.ToLower(strings.TrimSpace(s)); len(k) > 1 || !strings.ContainsAny(k, "ysadnm?") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestLineOnlyKeysAct: typing meant for another program never decides:
+// lines that are not exactly one key are refused, three of them deny, and
+// pasted lines are discarded whatever they hold.
+func TestLineOnlyKeysAct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	lines := nonKeys(rng, 600)
+	f := form.New(lineReq(), form.Options{SessionMemory: true})
+	for i := 0; i < len(lines); i += maxInvalid {
+		typed := lines[i : i+maxInvalid]
+		a, out, err := lineDrive(t, f, 0, lineTyped(slices.Concat(typed, []string{"y"})...))
+		if err != nil || a.Choice != form.DenyOnce || !strings.Contains(out, "no valid answer; denying once.") {
+			t.Fatalf("typed %q: got %v, %v; want deny once after three lines that are no key; transcript:\n%s", typed, a.Choice, err, out)
+		}
+	}
+	keys := []string{"y", "s", "a", "save", "1", "n"}
+	for range 200 {
+		paste := make([]string, 2+rng.IntN(5))
+		for j := range paste {
+			paste[j] = keys[rng.IntN(len(keys))]
+		}
+		text := strings.Join(paste, "\n") + "\n"
+		if rng.IntN(2) == 0 {
+			text = text[:len(text)-1] // the last line still being typed
+		}
+		a, out, err := lineDrive(t, f, 0, &lineTerminal{steps: []lineStep{{text: text}, {text: "\n"}, {text: "n\n"}}})
+		if err != nil || a.Choice != form.DenyOnce || !strings.Contains(out, "arrived all at once") {
+			t.Fatalf("pasted %q: got %v, %v; want it discarded; transcript:\n%s", text, a.Choice, err, out)
+		}
+	}
+}
+
+// TestLineAgentWordsMarked: each text the agent says of its request (title,
+// descriptions, workdir label, reason, details) stands on a line marked as
+// the agent's words, or in the gutter below one.
+func TestLineAgentWordsMarked(t *testing.T) {
+	req := lineReq()
+	req.Annotations = &decision.Annotations{Title: "tokentitle"}
+	req.ActionDescription = "tokenaction"
+	req.Workdir.Label = "tokenworkdir"
+	req.Grants[0].Description = "tokengrant"
+	req.Reason = "first line\ntokenreason"
+	req.Details = []decision.Detail{{Label: "tokenlabel", Text: "a\ntokendetail\n"}}
+	_, out, err := lineDrive(t, form.New(req, form.Options{}), 0, lineTyped("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, _, _ := strings.Cut(out, "Keys (")
+	lines := strings.Split(view, "\n")
+	for _, token := range []string{"tokentitle", "tokenaction", "tokenworkdir", "tokengrant", "tokenreason", "tokenlabel", "tokendetail"} {
+		i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, token) })
+		if i < 0 {
+			t.Fatalf("%s not shown:\n%s", token, view)
+		}
+		for i > 0 && strings.HasPrefix(lines[i], gutter) {
+			i--
+		}
+		if !strings.Contains(lines[i], "(agent's words") {
+			t.Errorf("%s is under %q, not marked as the agent's words", token, lines[i])
+		}
+	}
+}
+
+// TestLineNarrowTerminal: a terminal narrower than minColumns gets no
+// prompt: unavailable when it starts so, cancelled when it narrows later.
+// A terminal that reports no width is taken as defaultColumns wide.
+func TestLineNarrowTerminal(t *testing.T) {
+	for _, widths := range [][]int{{minColumns - 1}, {80, 80, minColumns - 1}} {
+		var out bytes.Buffer
+		p := newLinePrompt(lineTyped("?", "y"), &out, 0)
+		p.cols = func() int {
+			w := widths[0]
+			if len(widths) > 1 {
+				widths = widths[1:]
+			}
+			return w
+		}
+		if _, err := p.run(context.Background(), form.New(lineReq(), form.Options{})); !errors.Is(err, prompt.ErrCancelled) || !strings.Contains(err.Error(), "columns wide") {
+			t.Errorf("widths %v: err = %v, want prompt.ErrCancelled naming the width", widths, err)
+		}
+	}
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skip("no pty:", err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	for _, tc := range []struct{ set, want int }{{0, defaultColumns}, {37, 37}, {minColumns - 1, minColumns - 1}} {
+		if err := pty.Setsize(ptm, &pty.Winsize{Rows: 24, Cols: uint16(tc.set)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := columns(pts); got != tc.want {
+			t.Errorf("terminal set to %d columns: columns = %d, want %d", tc.set, got, tc.want)
+		}
+	}
+	_, err = New(prompt.Options{TTY: pts.Name()}).Ask(context.Background(), form.New(lineReq(), form.Options{}))
+	if !errors.Is(err, prompt.ErrUnavailable) || !strings.Contains(err.Error(), "columns wide") {
+		t.Errorf("Ask on a narrow terminal: err = %v, want prompt.ErrUnavailable naming the width", err)
 	}
 }
