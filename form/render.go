@@ -37,10 +37,11 @@ const (
 
 // Line renders an untrusted single-line field: printable text passes, a
 // backslash is doubled, and every control, bidi, zero-width, invisible or
-// blank-looking character is escaped visibly. The result never holds a
-// byte below 0x20. Runs of 4 or more spaces are counted, so that they cannot
-// push the rest of the field out of view. Nothing is cut: wrapping is the
-// frontend's job.
+// blank-looking character, and every character whose width is not certain
+// (width.go), is escaped visibly. The result never holds a byte below 0x20
+// and measures the same in the width library and on a terminal. Runs of 4
+// or more spaces are counted, so that they cannot push the rest of the field
+// out of view. Nothing is cut: wrapping is the frontend's job.
 func Line(s string) string { return render(s, false) }
 
 // Block renders untrusted multi-line text (a stated reason): like Line, but
@@ -51,10 +52,11 @@ func Block(s string) string { return render(s, true) }
 // Hidden reports whether s holds characters that hide or reorder text:
 // format characters (bidi controls, zero-width characters, tags, U+00AD),
 // U+0085, U+2028, U+2029, non-ASCII whitespace, private-use, unassigned and
-// noncharacter code points, blank-looking letters and overlay marks. The
-// renderer escapes them; frontends show a "hidden or reordering characters"
-// warning too. Other controls are escaped without a warning: their escapes
-// are plain to see.
+// noncharacter code points, blank-looking letters, overlay marks and
+// characters whose width is not certain (width.go), which could push the
+// layout apart. The renderer escapes them; frontends show a "hidden or
+// reordering characters" warning too. Other controls are escaped without a
+// warning: their escapes are plain to see.
 func Hidden(s string) bool {
 	for _, r := range s {
 		if classify(r) == hidden {
@@ -82,25 +84,33 @@ type runeTables struct {
 	// The rest (Zs, Zl, Zp, Cf, Co, Cs and unassigned, noncharacters
 	// included) is hidden.
 	graphic, combining *unicode.RangeTable
-	// invisible is what unicode.IsPrint accepts but shows nothing or
-	// obscures its neighbours: invisible letters and marks (U+115F, U+1160,
-	// U+3164, U+FFA0, U+034F, U+17B4, U+17B5), blank-looking symbols
-	// (braille blank, object replacement, null notehead) and overlays.
-	invisible *unicode.RangeTable
+	// hidden is what unicode.IsPrint accepts but shows nothing, obscures
+	// its neighbours or has no certain width: invisible letters and marks
+	// (U+115F, U+1160, U+3164, U+FFA0, U+034F, U+17B4, U+17B5),
+	// blank-looking symbols (braille blank, object replacement, null
+	// notehead), overlays and uncertainWidths.
+	hidden *unicode.RangeTable
+	// spacing is spacingMarks: escaped after a pictograph.
+	spacing *unicode.RangeTable
 }
 
-var tables = sync.OnceValue(func() runeTables {
+var tables = sync.OnceValue(newRuneTables)
+
+func newRuneTables() runeTables {
+	graphic := rangetable.Merge(unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 	combining := rangetable.Merge(unicode.Mn, unicode.Me)
 	return runeTables{
-		graphic:   rangetable.Merge(unicode.L, unicode.M, unicode.N, unicode.P, unicode.S),
+		graphic:   graphic,
 		combining: combining,
-		invisible: rangetable.Merge(
+		hidden: rangetable.Merge(
 			unicode.Other_Default_Ignorable_Code_Point,
 			rangetable.New(0x2800, 0xfffc, 0x1d159),
 			overlays(combining),
+			uncertainWidths(graphic),
 		),
+		spacing: spacingMarks(),
 	}
-})
+}
 
 // overlays returns the marks drawn over their base (U+0334-U+0338 and kin,
 // canonical combining class 1), which can strike text out of recognition.
@@ -125,7 +135,7 @@ func classify(r rune) class {
 	}
 	t := tables()
 	switch {
-	case !unicode.Is(t.graphic, r) || unicode.Is(t.invisible, r):
+	case !unicode.Is(t.graphic, r) || unicode.Is(t.hidden, r):
 		return hidden
 	case unicode.Is(t.combining, r):
 		if unicode.Is(unicode.Variation_Selector, r) {
@@ -141,7 +151,9 @@ func render(s string, block bool) string {
 	b.Grow(len(s))
 	// marks counts the marks on the last shown base; -1 when the last thing
 	// written was no base (start, escape, layout), so no mark may follow.
-	marks := -1
+	// pict is whether that base is a pictograph, which a spacing mark
+	// would join at no width in the width library.
+	marks, pict := -1, false
 	for i := 0; i < len(s); {
 		if !block && s[i] == ' ' {
 			j := i + 1
@@ -150,7 +162,7 @@ func render(s string, block bool) string {
 			}
 			if j-i >= minSpaceRun {
 				fmt.Fprintf(&b, "⟨%d spaces⟩", j-i)
-				i, marks = j, -1
+				i, marks, pict = j, -1, false
 				continue
 			}
 		}
@@ -160,33 +172,33 @@ func render(s string, block bool) string {
 				j++
 			}
 			b.WriteString(s[i:j])
-			i, marks = j, 0
+			i, marks, pict = j, 0, false
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
 			escapeByte(&b, s[i])
-			i, marks = i+1, -1
+			i, marks, pict = i+1, -1, false
 			continue
 		}
 		i += n
 		switch c := classify(r); {
 		case block && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
-			marks = -1
+			marks, pict = -1, false
 		case c == control || c == hidden || r == '\\' || r == '⟨':
 			escape(&b, r)
-			marks = -1
-		case c == shown:
+			marks, pict = -1, false
+		case c == shown && !(pict && unicode.Is(tables().spacing, r)):
 			b.WriteString(s[i-n : i])
-			marks = 0
+			marks, pict = 0, unicode.Is(extendedPictographic, r)
 		case c == mark && 0 <= marks && marks < maxMarks,
 			c == selector && marks == 0:
 			b.WriteString(s[i-n : i])
 			marks++
-		default: // a mark or selector out of place
+		default: // a mark, selector or spacing mark out of place
 			escape(&b, r)
-			marks = -1
+			marks, pict = -1, false
 		}
 	}
 	return b.String()

@@ -41,3 +41,25 @@ func FuzzLineInjective(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWidthAgrees checks checkRendering, and so that every line measures
+// the same in the width library and in cells, on the runes the input
+// selects from the pools of width_test.go: each 4 bytes name a pool and a
+// rune of it, so that the fuzzer combines classes of Unicode where FuzzLine
+// and FuzzBlock mostly see ASCII and invalid bytes.
+func FuzzWidthAgrees(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		checkBoth(t, fromPools(s))
+	})
+}
+
+func fromPools(s string) string {
+	ps := pools()
+	var rs []rune
+	for i := 0; i+3 < len(s); i += 4 {
+		p := ps[int(s[i])%len(ps)]
+		rs = append(rs, p.runes[(int(s[i+1])<<16|int(s[i+2])<<8|int(s[i+3]))%len(p.runes)])
+	}
+	return string(rs)
+}

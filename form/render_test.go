@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/askperm/askperm/decision"
 )
 
@@ -53,10 +55,20 @@ var lineCases = []struct{ name, in, want string }{
 	{"long run of spaces", "ok" + strings.Repeat(" ", 200) + "; rm -rf ~", "ok⟨200 spaces⟩; rm -rf ~"},
 	{"literal space marker", "⟨4 spaces⟩", `\u{27e8}4 spaces⟩`},
 	{"combining mark after a space run", "    \u0301", `⟨4 spaces⟩\u{301}`},
-	{"emoji with variation selector", "\u2764\ufe0f \u263a\ufe0e", "\u2764\ufe0f \u263a\ufe0e"},
-	{"keycap", "1\ufe0f\u20e3", "1\ufe0f\u20e3"},
-	{"variation selector out of place", "\ufe0fa\u0301\ufe0f", `\u{fe0f}a` + "\u0301" + `\u{fe0f}`},
-	{"emoji ZWJ sequence", "👨\u200d👩\u200d👧 👍🏽 🇫🇷", `👨\u{200d}👩\u{200d}👧 👍🏽 🇫🇷`},
+	{"presentation selectors", "\u2764\ufe0f \u263a\ufe0e", "\u2764" + `\u{fe0f} ` + "\u263a" + `\u{fe0e}`},
+	{"keycap", "1\ufe0f\u20e3", `1\u{fe0f}\u{20e3}`},
+	{"ideographic variation selector", "\u845b\U000E0100", "\u845b\U000E0100"},
+	{"variation selector out of place", "\ufe00a\u0301\ufe00", `\u{fe00}a` + "\u0301" + `\u{fe00}`},
+	{"emoji ZWJ sequence, modifier, flag", "👨\u200d👩\u200d👧 👍🏽 🇫🇷", `👨\u{200d}👩\u{200d}👧 👍\u{1f3fd} \u{1f1eb}\u{1f1f7}`},
+	{"modifier after a non-emoji", "rm🏽🏽🏽", `rm\u{1f3fd}\u{1f3fd}\u{1f3fd}`},
+	{"vowel sign the width library calls zero-width", "\u0b95\u0bbe", "\u0b95" + `\u{bbe}`},
+	{"halfwidth sound mark", "\uff76\uff9e", "\uff76" + `\u{ff9e}`},
+	{"musical stem", "\U0001D158\U0001D165", "\U0001D158" + `\u{1d165}`},
+	{"wide ideographic tone mark", "\u4e2d\u302a", "\u4e2d" + `\u{302a}`},
+	{"wide pictograph the width library calls narrow", "\u3297", `\u{3297}`},
+	{"three-em dash", "\u2e3b", `\u{2e3b}`},
+	{"conjoining jamo", "\u1100\u1161\u11a8 \uac00", `\u{1100}\u{1161}\u{11a8} ` + "\uac00"},
+	{"spacing mark after a pictograph", "😀\u093e \u0915\u093e", `😀\u{93e} ` + "\u0915\u093e"},
 	{"invalid UTF-8", "a\xffb\xc3 \xed\xa0\x80", `a\xffb\xc3 \xed\xa0\x80`},
 	{"replacement character is text", "\ufffd", "\ufffd"},
 }
@@ -97,6 +109,7 @@ func TestHidden(t *testing.T) {
 		"\u202e", "\u2066", "\u061c", "\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad",
 		"\U000E0041", "\u2028", "\u2029", "\u0085", "\ue000", "\u0378", "\ufffe",
 		"\u3164", "\u115f", "\u2800", "\u00a0", "\u3000", "\u0336", "ok\u202e",
+		"\u2764\ufe0f", "\ufe0f", "👍🏽", "\U0001F1EB", "\u0bbe", "\u302a", "\u2e3a", "\u1161",
 	} {
 		if !Hidden(s) {
 			t.Errorf("Hidden(%q) = false", s)
@@ -104,7 +117,7 @@ func TestHidden(t *testing.T) {
 	}
 	for _, s := range []string{
 		"", "ls -la", "\x1b[2J\r\n\t\x00", "\u009b", "\xff", "cafe\u0301", "日本語",
-		"\u2764\ufe0f", "👍🏽", "\ufe0f", strings.Repeat("\u0301", 5), "⟨",
+		"\u2764", "👍", "\u845b\U000E0100", strings.Repeat("\u0301", 5), "⟨", "😀\u093e",
 	} {
 		if Hidden(s) {
 			t.Errorf("Hidden(%q) = true", s)
@@ -165,9 +178,10 @@ func TestSize(t *testing.T) {
 // checkRendering asserts the properties of security.md section 8 on one
 // rendering: valid UTF-8; only printable runes (no C0, DEL, C1, Cf, Zl, Zp,
 // Co, Cs or Cn), save tab and newline in a block; none the renderer calls
-// hidden; no combining mark at the start or more than two in a row; in a
-// line no run of 4 spaces; and the input recoverable from the output, which
-// makes the rendering one-to-one.
+// hidden; no combining mark at the start or more than maxMarks in a row; in
+// a line no run of 4 spaces; every line as wide in the width library as in
+// cells; and the input recoverable from the output, which makes the
+// rendering one-to-one.
 func checkRendering(t *testing.T, in, out string, block bool) {
 	t.Helper()
 	if !utf8.ValidString(out) {
@@ -181,7 +195,7 @@ func checkRendering(t *testing.T, in, out string, block bool) {
 		case c == control || c == hidden || !unicode.IsPrint(r):
 			t.Fatalf("render(%q) = %q: %U at byte %d", in, out, r, i)
 		}
-		if c == mark || c == selector {
+		if cells(r) == 0 {
 			if marks++; i == 0 || marks > maxMarks {
 				t.Fatalf("render(%q) = %q: mark %U at byte %d", in, out, r, i)
 			}
@@ -192,14 +206,38 @@ func checkRendering(t *testing.T, in, out string, block bool) {
 	if !block && strings.Contains(out, "    ") {
 		t.Fatalf("Line(%q) = %q: a run of spaces", in, out)
 	}
+	checkWidths(t, in, out)
 	if got := unrender(t, out); got != in {
 		t.Fatalf("render(%q) = %q, which reads back as %q", in, out, got)
 	}
 }
 
+// checkWidths asserts that each line of a rendering, and each part of it
+// between tabs (which the frontend expands), is as wide in the width library
+// the frontends lay out with as in cells, the independent measure of what a
+// terminal draws.
+func checkWidths(t *testing.T, in, out string) {
+	for _, part := range strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\t' }) {
+		if lib, term := ansi.StringWidth(part), termWidth(part); lib != term {
+			t.Fatalf("render(%q) holds %q: %d cells wide to the width library, %d to a terminal", in, part, lib, term)
+		}
+	}
+}
+
+// termWidth sums cells over s.
+func termWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += cells(r)
+	}
+	return n
+}
+
+// unescaped maps the letter of each named escape to its byte.
+var unescaped = map[byte]byte{'\\': '\\', 't': '\t', 'n': '\n', 'r': '\r', 'b': '\b', 'e': 0x1b}
+
 // unrender reads the notation of render.go back.
 func unrender(t *testing.T, out string) string {
-	t.Helper()
 	var b strings.Builder
 	for i := 0; i < len(out); {
 		rest := out[i:]
@@ -228,7 +266,7 @@ func unrender(t *testing.T, out string) string {
 			b.WriteRune(rune(r))
 			i += len(`\u{` + hex + "}")
 		case rest[0] == '\\' && len(rest) >= 2:
-			c, ok := map[byte]byte{'\\': '\\', 't': '\t', 'n': '\n', 'r': '\r', 'b': '\b', 'e': 0x1b}[rest[1]]
+			c, ok := unescaped[rest[1]]
 			if !ok {
 				t.Fatalf("bad escape at byte %d of %q", i, out)
 			}
@@ -248,6 +286,7 @@ func BenchmarkBlock1MiB(b *testing.B) {
 		"    x := `a\\b` \x1b[2J\u202e\u00a0cafe\u0301\r\n}\n"
 	text := strings.Repeat(chunk, 1<<20/len(chunk)+1)[:1<<20]
 	b.SetBytes(int64(len(text)))
+	tables() // built once per process: BenchmarkTables
 	for b.Loop() {
 		Block(text)
 	}
