@@ -29,7 +29,11 @@
 // session, run, tool, source and policy revision, and the same arguments by
 // ArgumentsDigest, however they are written); SessionCovers is its form for
 // session memory. Scope.Covers reports whether a persistent rule's scope
-// covers a later value.
+// covers a later value; CompileGlob compiles a glob once for many values,
+// for scopes of kind glob and the matchers of answers and rules files, and
+// none of its wildcards ever matches one of CommandStarters.
+// Request.Implications and WithImplied follow the grants' implies, which
+// Parse has checked name other grants of the request.
 //
 // The package never touches a terminal, the disk or the clock: callers pass
 // in bytes and times.

@@ -259,7 +259,33 @@ func mapGrants(n *node) ([]Grant, error) {
 			}
 		}
 	}
-	return grants, nil
+	return grants, checkImplies(grants)
+}
+
+// checkImplies: each name a grant implies is another grant of the request,
+// named once. Implication may be circular: grants that imply each other
+// are granted together.
+func checkImplies(grants []Grant) error {
+	names := make(map[string]bool, len(grants))
+	for _, g := range grants {
+		names[g.Name] = true
+	}
+	for i, g := range grants {
+		seen := make(map[string]bool, len(g.Implies))
+		for j, name := range g.Implies {
+			path := "grants[" + strconv.Itoa(i) + "].implies[" + strconv.Itoa(j) + "]"
+			switch {
+			case name == g.Name:
+				return fail(path, "%q is the grant itself, not another grant", name)
+			case !names[name]:
+				return fail(path, "%q is not a grant of this request", name)
+			case seen[name]:
+				return fail(path, "%q implied twice", name)
+			}
+			seen[name] = true
+		}
+	}
+	return nil
 }
 
 func mapDetails(n *node) ([]Detail, error) {

@@ -169,7 +169,7 @@ func TestParseFullRequest(t *testing.T) {
 	  "dimensions": [{"name": "path", "label": "File", "value": "/p/a",
 	    "scopes": [{"label": "file", "match": "/p/a"}, {"label": "dir", "match": "/p/", "kind": "prefix"}], "default": 1}],
 	  "workdir": {"value": "/p", "label": "P"},
-	  "grants": [{"name": "fs.write", "description": "w", "implies": ["fs.read"]}],
+	  "grants": [{"name": "fs.read"}, {"name": "fs.write", "description": "w", "implies": ["fs.read"]}],
 	  "details": [{"label": "content", "text": "a\tb"}],
 	  "arguments": { "path" : "/p/a", "n": [1, 2.50] },
 	  "annotations": {"title": "T", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true},
@@ -189,7 +189,7 @@ func TestParseFullRequest(t *testing.T) {
 			{Label: "file", Match: "/p/a", Kind: KindExact}, {Label: "dir", Match: "/p/", Kind: KindPrefix},
 		}}},
 		Workdir:     &Workdir{Value: "/p", Label: "P"},
-		Grants:      []Grant{{Name: "fs.write", Description: "w", Implies: []string{"fs.read"}}},
+		Grants:      []Grant{{Name: "fs.read"}, {Name: "fs.write", Description: "w", Implies: []string{"fs.read"}}},
 		Details:     []Detail{{Label: "content", Text: "a\tb"}},
 		Arguments:   []byte(`{ "path" : "/p/a", "n": [1, 2.50] }`),
 		Annotations: &Annotations{Title: "T", ReadOnlyHint: &f, DestructiveHint: &tr, IdempotentHint: &f, OpenWorldHint: &tr},
@@ -199,6 +199,46 @@ func TestParseFullRequest(t *testing.T) {
 	want.SHA256, _ = RequestSHA256([]byte(in))
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v\narguments %q", got, want, got.Arguments)
+	}
+}
+
+// Each name a grant implies must be another grant of the same request,
+// named once; implication may run forward, through chains and in cycles.
+func TestParseImplies(t *testing.T) {
+	grants := func(list string) string { return `{"action":"x","grants":[` + list + `]}` }
+	for _, tc := range []struct {
+		name, in, want string // want "" means accepted
+	}{
+		{"a grant not in the request", grants(`{"name":"fs.write"},{"name":"fs.create","implies":["fs.read"]}`),
+			`request: field "grants[1].implies[0]": "fs.read" is not a grant of this request`},
+		{"itself", grants(`{"name":"fs.write","implies":["fs.write"]}`),
+			`request: field "grants[0].implies[0]": "fs.write" is the grant itself, not another grant`},
+		{"itself after another", grants(`{"name":"a"},{"name":"b","implies":["a","b"]}`),
+			`request: field "grants[1].implies[1]": "b" is the grant itself, not another grant`},
+		{"twice", grants(`{"name":"a","implies":["b","c","b"]},{"name":"b"},{"name":"c"}`),
+			`request: field "grants[0].implies[2]": "b" implied twice`},
+		{"the empty name", grants(`{"name":"a","implies":[""]}`),
+			`request: field "grants[0].implies[0]": "" is not a grant of this request`},
+		{"another case", grants(`{"name":"a","implies":["B"]},{"name":"b"}`),
+			`request: field "grants[0].implies[0]": "B" is not a grant of this request`},
+		{"another normalisation", grants(`{"name":"caf\u00e9","implies":["cafe\u0301"]}`),
+			`request: field "grants[0].implies[0]": "cafe` + "\u0301" + `" is not a grant of this request`},
+		{"a trailing space", grants(`{"name":"a","implies":["a "]}`),
+			`request: field "grants[0].implies[0]": "a " is not a grant of this request`},
+		{"a later grant", grants(`{"name":"fs.create","implies":["fs.write"]},{"name":"fs.write"}`), ""},
+		{"an earlier grant", grants(`{"name":"fs.write"},{"name":"fs.create","implies":["fs.write"]}`), ""},
+		{"a chain", grants(`{"name":"a","implies":["b"]},{"name":"b","implies":["c"]},{"name":"c"}`), ""},
+		{"a cycle", grants(`{"name":"a","implies":["b"]},{"name":"b","implies":["a"]}`), ""},
+		{"everything else", grants(`{"name":"a","implies":["b","c"]},{"name":"b","implies":["a","c"]},{"name":"c","implies":["a","b"]}`), ""},
+		{"empty", grants(`{"name":"a","implies":[]}`), ""},
+	} {
+		req, err := Parse([]byte(tc.in))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want || req != nil):
+			t.Errorf("%s: got %v, want %s", tc.name, err, tc.want)
+		}
 	}
 }
 

@@ -1,5 +1,7 @@
 package decision
 
+import "slices"
+
 // Version is the only protocol version askperm speaks.
 const Version = 1
 
@@ -56,6 +58,88 @@ func (r *Request) GrantNames() []string {
 		names[i] = g.Name
 	}
 	return names
+}
+
+// Implications lists, for each grant in request order, the grants it
+// implies directly or through others, in request order. A grant never
+// implies itself, even on a cycle (a implies b implies a: each implies the
+// other). Names that are no grant of the request are left out; Parse
+// refuses them.
+func (r *Request) Implications() [][]string {
+	reach := r.reach()
+	out := make([][]string, len(r.Grants))
+	for i := range r.Grants {
+		out[i] = r.grantsIn(reach[i], i)
+	}
+	return out
+}
+
+// WithImplied lists the grants called names and every grant they imply,
+// in request order. Names that are no grant of the request are left out.
+func (r *Request) WithImplied(names []string) []string {
+	reach := r.reach()
+	want := newBitset(len(r.Grants))
+	for i, g := range r.Grants {
+		if slices.Contains(names, g.Name) {
+			want.add(i)
+			want.union(reach[i])
+		}
+	}
+	return r.grantsIn(want, -1)
+}
+
+// reach is, for each grant, the set of grants it reaches by one implies
+// step or more (itself too, on a cycle).
+func (r *Request) reach() []bitset {
+	n := len(r.Grants)
+	index := make(map[string]int, n)
+	for i, g := range r.Grants {
+		index[g.Name] = i
+	}
+	reach := make([]bitset, n)
+	for i, g := range r.Grants {
+		reach[i] = newBitset(n)
+		for _, name := range g.Implies {
+			if j, ok := index[name]; ok {
+				reach[i].add(j)
+			}
+		}
+	}
+	// Warshall's closure: whoever reaches k reaches what k reaches. Bit
+	// sets keep 1000 grants to some 16 million word operations.
+	for k := range n {
+		for i := range n {
+			if reach[i].has(k) {
+				reach[i].union(reach[k])
+			}
+		}
+	}
+	return reach
+}
+
+// grantsIn names the grants in set, in request order, but the one at skip.
+func (r *Request) grantsIn(set bitset, skip int) []string {
+	var out []string
+	for j, g := range r.Grants {
+		if j != skip && set.has(j) {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
+
+// bitset is a set of small non-negative integers.
+type bitset []uint64
+
+// newBitset is an empty set for 0 to n-1.
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) add(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitset) union(o bitset) {
+	for w := range b {
+		b[w] |= o[w]
+	}
 }
 
 // Dimension is one thing the request is about (a path, a URL, a command)

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Covers reports whether the scope covers value (protocol.md section 2).
@@ -46,23 +44,6 @@ func prefixCovers(match, value string) bool {
 	return strings.HasPrefix(value, match) && !climbsOut(match, value)
 }
 
-// Glob reports whether value matches pattern: `*` within a path segment,
-// `**` (as a whole segment) across segments, `?` one character (not '/'),
-// plus doublestar's `[class]`, `{alt,...}` and `\` escapes. When both are
-// absolute paths they are cleaned lexically (path.Clean) first; otherwise a
-// value with more ".." segments than the pattern is refused, as for prefix.
-// A malformed pattern matches nothing.
-func Glob(pattern, value string) bool {
-	if path.IsAbs(pattern) && path.IsAbs(value) {
-		pattern, value = path.Clean(pattern), path.Clean(value)
-	} else if climbsOut(pattern, value) {
-		return false
-	}
-	// Validate the whole pattern first: Match may stop before it reaches a
-	// malformed part.
-	return doublestar.ValidatePattern(pattern) && doublestar.MatchUnvalidated(pattern, value)
-}
-
 // climbsOut reports whether value has more ".." segments than match: a value
 // that cannot be cleaned may then resolve outside what the match names
 // ("src/../../etc" for "src/").
@@ -81,11 +62,11 @@ func dotDots(s string) int {
 }
 
 // shellSyntax is what a value of kind words may not contain: the protocol's
-// list (; & | $ ` ( ) < >, quotes, backslash, newline), and also glob and
+// list (the command starters, ( ), quotes, backslash), and also glob and
 // expansion characters (* ? [ ] { } ~), comments (#), history expansion (!)
 // and ^ (a pipe in the Bourne shell, a glob operator in zsh): each can make
 // the words a shell runs differ from the words shown and matched.
-const shellSyntax = ";&|$`()<>'\"\\\n*?[]{}~#!^"
+const shellSyntax = CommandStarters + "()'\"\\*?[]{}~#!^"
 
 // wordsCover: the value's words start with all of the match's words, and the
 // value is plain words only; an empty match covers nothing.

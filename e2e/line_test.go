@@ -73,23 +73,23 @@ func TestLineDenyOnceWithReason(t *testing.T) {
 	}
 }
 
-// TestLineAllowAlwaysNarrowed runs on a terminal 132 columns wide: the
+// TestLineAllowAlwaysNarrowed runs on a terminal 200 columns wide: the
 // prompt wraps at the terminal's width, and the rule sentence matched below
-// is 120 characters (TestLineRuleWrapped shows it wrapped at 80).
+// is 150 characters (TestLineRuleWrapped shows it wrapped at 80).
 func TestLineAllowAlwaysNarrowed(t *testing.T) {
 	start := time.Now()
-	s := startLineOn(t, 132, readFile(t, "requests/write-file.json"))
+	s := startLineOn(t, 200, readFile(t, "requests/write-file.json"))
 	lineAnswer(s, "Answer [", 1, "a")
 	lineAnswer(s, "Grants [1-2]: ", 1, "2")
 	lineAnswer(s, "Scope [1-3]: ", 1, "2")
 	lineAnswer(s, "Workdir [1-2]: ", 1, "2")
 	lineAnswer(s, "Lifetime [1-3]: ", 1, "2")
-	s.waitFor(`Rule: allow write_file, with File [path] anything under "/home/a/p/", in any workdir, granting fs.create, for 15 minutes`)
+	s.waitFor(`Rule: allow write_file, with File [path] anything under "/home/a/p/", in any workdir, granting fs.create, fs.write (implied by fs.create), for 15 minutes`)
 	lineAnswer(s, "Save this rule? ", 1, "save")
 	d := lineDecision(t, s, 0)
 	end := time.Now()
 	if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "line" ||
-		!reflect.DeepEqual(d["grants"], []any{"fs.create"}) {
+		!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) { // fs.create implies fs.write
 		t.Fatalf("want allow always of fs.create; got %v", d)
 	}
 	rule, _ := d["rule"].(map[string]any)
@@ -397,7 +397,7 @@ func TestLineRuleWrapped(t *testing.T) {
 	lineAnswer(s, "Scope [1-3]: ", 1, "2")
 	lineAnswer(s, "Workdir [1-2]: ", 1, "2")
 	lineAnswer(s, "Lifetime [1-3]: ", 1, "2")
-	s.waitFor("Rule: allow write_file, with File [path] anything under \"/home/a/p/\", in any\r\n    workdir, granting fs.create, for 15 minutes")
+	s.waitFor("Rule: allow write_file, with File [path] anything under \"/home/a/p/\", in any\r\n    workdir, granting fs.create, fs.write (implied by fs.create), for 15 minutes")
 	lineAnswer(s, "Save this rule? ", 1, "n")
 	wantDeny(t, lineDecision(t, s, 0), "user", "line")
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"reflect"
@@ -17,7 +19,7 @@ import (
 )
 
 // tuiArmWait outlasts the terminal UI's default 500 ms arming delay, during
-// which it takes no key but Enter, and Enter only for a deny.
+// which every key but Ctrl-C is discarded.
 const tuiArmWait = 600 * time.Millisecond
 
 // tuiEnv is the environment of a terminal UI run: a full-screen terminal,
@@ -136,7 +138,7 @@ func TestTUIAllowAlwaysNarrowed(t *testing.T) {
 	s.send(tuiEnter)
 	d := tuiDecision(t, s, 0)
 	if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "tui" ||
-		!reflect.DeepEqual(d["grants"], []any{"fs.create"}) {
+		!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) { // fs.create implies fs.write
 		t.Fatalf("want allow always of fs.create by the user; got %v", d)
 	}
 	rule, _ := d["rule"].(map[string]any)
@@ -156,8 +158,8 @@ func TestTUIDenyAlways(t *testing.T) {
 	tuiChoose(s, "Deny always…")
 	tuiKey(s, tuiEnter, "Denial reason (optional)")
 	s.send(tuiEnter)
-	s.waitFor("Rule to save: deny write_file")
-	// Enter alone needs no arming for a deny: through every field to Save.
+	// Keys within a stage's arming delay never act, a deny's included.
+	tuiShown(s, "Rule to save: deny write_file", 1)
 	tuiKey(s, tuiEnter, "┃ Workdir")
 	tuiKey(s, tuiEnter, "┃ Lifetime")
 	tuiKey(s, tuiEnter, "┃ Deny always… with the rule above?")
@@ -468,5 +470,107 @@ func TestCallerGoneEndsThePrompt(t *testing.T) {
 	after, err := unix.IoctlGetTermios(int(s.pts.Fd()), unix.TCGETS)
 	if err != nil || !reflect.DeepEqual(s.before, after) {
 		t.Errorf("terminal settings changed: %v", err)
+	}
+}
+
+// tuiLargeRequest is write-file.json with a thousand scopes whose labels
+// come near the protocol's 4096 bytes.
+func tuiLargeRequest(t *testing.T) []byte {
+	t.Helper()
+	var req map[string]any
+	if err := json.Unmarshal(readFile(t, "requests/write-file.json"), &req); err != nil {
+		t.Fatal(err)
+	}
+	scopes := make([]any, 1000)
+	for i := range scopes {
+		scopes[i] = map[string]any{"label": fmt.Sprintf("scope %04d %s", i, strings.Repeat("long label ", 370)),
+			"match": fmt.Sprintf("/home/a/p/%04d/", i), "kind": "prefix"}
+	}
+	req["dimensions"].([]any)[0].(map[string]any)["scopes"] = scopes
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestTUIEarlyKeysDiscarded: keys that arrive before a stage's question
+// has been on the terminal for the arming delay never act, in either
+// stage, whenever they are processed: typed before the prompt, with its
+// first frame, with the Enter that opens the rule stage of a request of a
+// thousand long scopes, and with that stage's first frame.
+func TestTUIEarlyKeysDiscarded(t *testing.T) {
+	s := startPTY(t, tuiLargeRequest(t), tuiEnv(t), "--frontend", "tui", "--timeout", "30s", "--max-request", "8MiB")
+	s.send(tuiUp + tuiUp + tuiEnter)
+	s.waitFor("Your decision")
+	s.send(tuiUp + tuiUp + tuiUp + tuiEnter + tuiEnter)
+	tuiShown(s, "Your decision", 1)
+	if strings.Contains(s.text(), "Denial reason") {
+		t.Fatalf("an early Enter acted:\n%s", s.text())
+	}
+	tuiChoose(s, "Allow always…")
+	s.send(strings.Repeat(tuiEnter, 6))
+	s.waitFor("Rule to save: allow write_file")
+	s.send(strings.Repeat(tuiEnter, 6))
+	time.Sleep(tuiArmWait)
+	s.send("\x03")
+	wantDeny(t, tuiDecision(t, s, 0), "cancelled", "tui")
+}
+
+// TestTUITypingForAnotherProgram: only askperm's keys act. A line typed
+// for another program, Enter included, at most opens the denial reason on
+// Deny once; typed again it becomes that reason. Nothing else of it acts:
+// no letter jumps to an option, no "/" filters the list.
+func TestTUITypingForAnotherProgram(t *testing.T) {
+	var printable strings.Builder
+	for c := byte(0x20); c < 0x7f; c++ {
+		printable.WriteByte(c)
+	}
+	for _, line := range []string{"git status", "/allow o", "g", "G", "jjjj", "kkk", printable.String()} {
+		t.Run(line, func(t *testing.T) {
+			s := startTUI(t, "write-file.json")
+			tuiShown(s, "Your decision", 1)
+			s.send(line + tuiEnter + line + tuiEnter)
+			d := tuiDecision(t, s, 0)
+			wantDeny(t, d, "user", "tui")
+			if d["message"] != line {
+				t.Fatalf("message %q, want the second line typed", d["message"])
+			}
+		})
+	}
+}
+
+// TestTUIDownFromDenyOnce: the choice list does not wrap around; Down on
+// Deny once, the last choice, never reaches an allow.
+func TestTUIDownFromDenyOnce(t *testing.T) {
+	s := startTUI(t, "write-file.json")
+	tuiShown(s, "Your decision", 1)
+	for range 3 {
+		s.send(tuiDown)
+		time.Sleep(50 * time.Millisecond)
+	}
+	tuiKey(s, tuiEnter, "Denial reason (optional)")
+	s.send(tuiEnter)
+	wantDeny(t, tuiDecision(t, s, 0), "user", "tui")
+}
+
+// TestTUIZeroSizeTerminal: a terminal that reports no rows and no
+// columns gets no full-screen UI; the chain falls to the line prompt,
+// which answers.
+func TestTUIZeroSizeTerminal(t *testing.T) {
+	s := preparePTY(t, readFile(t, "requests/write-file.json"), tuiEnv(t), "--timeout", "20s")
+	if err := pty.Setsize(s.ptm, &pty.Winsize{Rows: 0, Cols: 0}); err != nil {
+		t.Fatal(err)
+	}
+	s.start()
+	s.waitFor("Answer [")
+	time.Sleep(tuiArmWait)
+	s.send("y\r")
+	d := tuiDecision(t, s, 0)
+	if d["decision"] != "allow" || d["frontend"] != "line" {
+		t.Fatalf("want allow by the line prompt; got %v", d)
+	}
+	if strings.Contains(s.text(), "Your decision") {
+		t.Fatalf("the full-screen UI drew on a terminal of no size:\n%s", s.text())
 	}
 }

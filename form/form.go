@@ -51,11 +51,15 @@ type Options struct {
 type Form struct {
 	Req     *decision.Request
 	choices []Choice
+	implied map[string][]string // grant name → the grants it implies
 }
 
 // New returns the form of req.
 func New(req *decision.Request, opts Options) *Form {
-	f := &Form{Req: req}
+	f := &Form{Req: req, implied: map[string][]string{}}
+	for i, names := range req.Implications() {
+		f.implied[req.Grants[i].Name] = names
+	}
 	persistent := req.IsPersistent()
 	if persistent && opts.SessionMemory && req.SessionID != "" {
 		f.choices = append(f.choices, AllowSession)
@@ -199,7 +203,9 @@ func (f *Form) dimension(name string) *decision.Dimension {
 
 // Decide validates a complete answer and builds its decision, answered by
 // frontend at time now (which dates a finite lifetime's expiry). A message
-// is never attached to an allow.
+// is never attached to an allow. An allow-always grants the answer's grants
+// and every grant they imply, in request order (RuleSummary says which
+// were added); a one-time or session allow grants all requested grants.
 func (f *Form) Decide(a Answer, frontend decision.Frontend, now time.Time) (decision.Decision, error) {
 	if err := f.CheckChoice(a); err != nil {
 		return decision.Decision{}, err
@@ -221,7 +227,9 @@ func (f *Form) Decide(a Answer, frontend decision.Frontend, now time.Time) (deci
 		d.Decision = decision.Allow
 		d.Persist = decision.PersistAlways
 		if len(f.Req.Grants) > 0 {
-			d.Grants = slices.Clone(a.Grants)
+			// A grant kept brings those it implies, whatever the answer
+			// left out: every answer becomes a decision here.
+			d.Grants = f.Req.WithImplied(a.Grants)
 		}
 		d.Rule = f.rule(a, now)
 	case DenyAlways:

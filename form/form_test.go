@@ -3,7 +3,10 @@ package form
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +285,100 @@ func TestWalkRuleStageMayOnlySettleOnDenyOnce(t *testing.T) {
 	}}
 	if a, err := Walk(context.Background(), New(writeReq(), Options{}), s); err == nil || a.Choice != "" {
 		t.Fatalf("a rule stage turned into allow once: %+v, %v", a, err)
+	}
+}
+
+// Decide completes any allow-always answer, however it was given (a canned
+// answer sets Grants directly, in any order): the grants kept and every
+// grant they imply, in request order. One-time and session allows grant
+// everything requested, which holds what any grant implies.
+func TestDecideAddsImpliedGrants(t *testing.T) {
+	req := impliesReq()
+	req.SessionID = "s"
+	f := New(req, Options{SessionMemory: true})
+	all := f.Req.GrantNames()
+	for _, tc := range []struct {
+		choice Choice
+		grants []string
+		want   []string
+	}{
+		{AllowAlways, []string{"fs.create"}, []string{"fs.read", "fs.write", "fs.create"}},
+		{AllowAlways, []string{"fs.create", "fs.read"}, []string{"fs.read", "fs.write", "fs.create"}},
+		{AllowAlways, []string{"net", "fs.write"}, []string{"fs.read", "fs.write", "net"}},
+		{AllowAlways, []string{"fs.read"}, []string{"fs.read"}},
+		{AllowAlways, []string{"b"}, []string{"a", "b"}},
+		{AllowOnce, []string{"net"}, all},
+		{AllowSession, []string{"net"}, all},
+	} {
+		a := f.Defaults()
+		a.Choice, a.Grants = tc.choice, tc.grants
+		d, err := f.Decide(a, decision.FrontendAnswers, time.Unix(0, 0))
+		if err != nil || !reflect.DeepEqual(d.Grants, tc.want) {
+			t.Errorf("%s %q: got %q, %v; want %q", tc.choice, tc.grants, d.Grants, err, tc.want)
+		}
+	}
+}
+
+// On random implies graphs (cycles included) and random choices, the
+// decision grants exactly the chosen grants and what they imply: a set
+// that holds every grant any of its grants implies.
+func TestDecideGrantsAreClosed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		n := 1 + rng.IntN(12)
+		req := &decision.Request{Action: "x"}
+		for i := range n {
+			g := decision.Grant{Name: fmt.Sprintf("g%d", i)}
+			for j := range n {
+				if j != i && rng.IntN(4) == 0 {
+					g.Implies = append(g.Implies, fmt.Sprintf("g%d", j))
+				}
+			}
+			req.Grants = append(req.Grants, g)
+		}
+		f := New(req, Options{})
+		a := f.Defaults()
+		a.Choice = AllowAlways
+		var chosen []string
+		for _, g := range req.Grants {
+			if rng.IntN(3) == 0 {
+				chosen = append(chosen, g.Name)
+			}
+		}
+		if len(chosen) == 0 {
+			chosen = []string{req.Grants[0].Name}
+		}
+		f.RuleQuestions(a)[0].Choose(&a, chosen)
+		d, err := f.Decide(a, decision.FrontendTUI, time.Unix(0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range req.Grants {
+			granted := slices.Contains(d.Grants, g.Name)
+			if slices.Contains(chosen, g.Name) && !granted {
+				t.Fatalf("%s was chosen but not granted: %q of %+v", g.Name, d.Grants, req.Grants)
+			}
+			for _, n := range g.Implies {
+				if granted && !slices.Contains(d.Grants, n) {
+					t.Fatalf("%s is granted but %s, which it implies, is not: %q of %+v", g.Name, n, d.Grants, req.Grants)
+				}
+			}
+		}
+		reached := map[string]bool{}
+		for queue := slices.Clone(chosen); len(queue) > 0; queue = queue[1:] {
+			if !reached[queue[0]] {
+				reached[queue[0]] = true
+				queue = append(queue, req.Grants[slices.IndexFunc(req.Grants, func(g decision.Grant) bool { return g.Name == queue[0] })].Implies...)
+			}
+		}
+		sentence := f.RuleSummary(a)
+		for _, name := range d.Grants {
+			if !reached[name] {
+				t.Fatalf("%s granted, neither chosen nor implied: %q of %+v", name, d.Grants, req.Grants)
+			}
+			if !strings.Contains(sentence, " "+name+",") && !strings.Contains(sentence, " "+name+" (implied by") {
+				t.Fatalf("the rule sentence does not name %s: %s", name, sentence)
+			}
+		}
 	}
 }

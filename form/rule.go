@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/askperm/askperm/decision"
 )
@@ -116,7 +117,7 @@ func (f *Form) grantsQuestion() Question {
 		},
 	}
 	for _, g := range f.Req.Grants {
-		q.Options = append(q.Options, Option{GrantText(g), g.Name})
+		q.Options = append(q.Options, Option{f.GrantText(g), g.Name})
 	}
 	return q
 }
@@ -140,12 +141,41 @@ func scopeQuestion(name string, d decision.Dimension) Question {
 	return q
 }
 
-// GrantText is a grant as a person reads it: its name and description.
-func GrantText(g decision.Grant) string {
-	if g.Description == "" {
-		return Line(g.Name)
+// GrantText is a grant as a person reads it: its name, its description
+// and the grants it implies, directly or through others, e.g.
+// `fs.create — create new files (implies fs.write)`.
+func (f *Form) GrantText(g decision.Grant) string {
+	s := Line(g.Name)
+	if g.Description != "" {
+		s += " — " + Line(g.Description)
 	}
-	return Line(g.Name) + " — " + Line(g.Description)
+	return s + f.impliesNote(g.Name)
+}
+
+// GrantName is a grant's name and the grants it implies, directly or
+// through others, e.g. `fs.create (implies fs.write)`: for frontends that
+// show a description apart.
+func (f *Form) GrantName(g decision.Grant) string {
+	return Line(g.Name) + f.impliesNote(g.Name)
+}
+
+// impliesNote is ` (implies a, b)` for a grant that implies a and b, empty
+// for one that implies none.
+func (f *Form) impliesNote(name string) string {
+	implied := f.implied[name]
+	if len(implied) == 0 {
+		return ""
+	}
+	return " (implies " + lineList(implied) + ")"
+}
+
+// lineList renders names and joins them with commas.
+func lineList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = Line(n)
+	}
+	return strings.Join(out, ", ")
 }
 
 // FixedScopes states the scope of each dimension that offers only one,

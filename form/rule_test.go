@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askperm/askperm/decision"
 )
@@ -148,5 +149,100 @@ func TestFixedScopesInTheRuleMessage(t *testing.T) {
 	a.Choice = DenyAlways
 	if msg := f.Message(StageRule, a); !strings.Contains(msg, want) {
 		t.Errorf("the rule message does not state it:\n%s", msg)
+	}
+}
+
+// impliesReq has a chain create → write → read, a grant outside it, and a
+// cycle of two.
+func impliesReq() *decision.Request {
+	return &decision.Request{
+		Tool: "fs", Action: "write",
+		Grants: []decision.Grant{
+			{Name: "fs.read", Description: "read files"},
+			{Name: "fs.write", Description: "write files", Implies: []string{"fs.read"}},
+			{Name: "fs.create", Implies: []string{"fs.write"}},
+			{Name: "net", Description: "reach the network"},
+			{Name: "a", Implies: []string{"b"}},
+			{Name: "b", Implies: []string{"a"}},
+		},
+	}
+}
+
+// A grant says what it implies, transitively, wherever grants are shown:
+// the grants question's options and the summary's Grant fields.
+func TestGrantTextSaysWhatItImplies(t *testing.T) {
+	f := New(impliesReq(), Options{})
+	want := []string{
+		"fs.read — read files",
+		"fs.write — write files (implies fs.read)",
+		"fs.create (implies fs.read, fs.write)",
+		"net — reach the network",
+		"a (implies b)",
+		"b (implies a)",
+	}
+	var options, summary, names []string
+	for _, o := range f.RuleQuestions(Answer{Choice: AllowAlways})[0].Options {
+		options = append(options, o.Label)
+	}
+	for _, fl := range f.Summary() {
+		if fl.Label == "Grant" {
+			summary = append(summary, fl.Value)
+		}
+	}
+	for _, g := range f.Req.Grants {
+		names = append(names, f.GrantName(g))
+	}
+	if !reflect.DeepEqual(options, want) {
+		t.Errorf("options:\n got %q\nwant %q", options, want)
+	}
+	if !reflect.DeepEqual(summary, want) {
+		t.Errorf("summary:\n got %q\nwant %q", summary, want)
+	}
+	if w := []string{"fs.read", "fs.write (implies fs.read)", "fs.create (implies fs.read, fs.write)", "net", "a (implies b)", "b (implies a)"}; !reflect.DeepEqual(names, w) {
+		t.Errorf("names:\n got %q\nwant %q", names, w)
+	}
+
+	// The implied names are request text: rendered like any other.
+	evil := New(&decision.Request{Action: "x", Grants: []decision.Grant{
+		{Name: "ok", Implies: []string{"fs\x1b[2J\u202e"}}, {Name: "fs\x1b[2J\u202e"},
+	}}, Options{})
+	if got := evil.GrantText(evil.Req.Grants[0]); got != `ok (implies fs\e[2J\u{202e})` {
+		t.Errorf("hostile implied name: %q", got)
+	}
+}
+
+// The rule sentence names the grants chosen, then each grant they imply
+// that was not chosen, with the chosen grants that imply it: exactly the
+// grants the decision gives.
+func TestRuleSummaryNamesImpliedGrants(t *testing.T) {
+	f := New(impliesReq(), Options{})
+	for _, tc := range []struct {
+		grants   []string
+		sentence string
+		granted  []string
+	}{
+		{[]string{"fs.create"}, "granting fs.create, fs.read (implied by fs.create), fs.write (implied by fs.create)",
+			[]string{"fs.read", "fs.write", "fs.create"}},
+		{[]string{"fs.write", "fs.create"}, "granting fs.write, fs.create, fs.read (implied by fs.write, fs.create)",
+			[]string{"fs.read", "fs.write", "fs.create"}},
+		{[]string{"fs.read", "fs.write"}, "granting fs.read, fs.write",
+			[]string{"fs.read", "fs.write"}},
+		{[]string{"net"}, "granting net", []string{"net"}},
+		{[]string{"a"}, "granting a, b (implied by a)", []string{"a", "b"}},
+		{[]string{"b", "net"}, "granting net, b, a (implied by b)", []string{"net", "a", "b"}},
+		{[]string{"a", "b"}, "granting a, b", []string{"a", "b"}},
+	} {
+		q := f.RuleQuestions(Answer{Choice: AllowAlways})[0]
+		a := f.Defaults()
+		a.Choice = AllowAlways
+		q.Choose(&a, tc.grants)
+		want := "allow fs, " + tc.sentence + ", until removed"
+		if got := f.RuleSummary(a); got != want {
+			t.Errorf("%q:\n got %s\nwant %s", tc.grants, got, want)
+		}
+		d, err := f.Decide(a, decision.FrontendTUI, time.Unix(0, 0))
+		if err != nil || !reflect.DeepEqual(d.Grants, tc.granted) {
+			t.Errorf("%q: decision grants %q, %v; want %q", tc.grants, d.Grants, err, tc.granted)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func (f *Form) Summary() []Field {
 		add("Workdir", joinNonEmpty(Line(r.Workdir.Value), parens("", r.Workdir.Label)))
 	}
 	for _, g := range r.Grants {
-		fs = append(fs, Field{Label: "Grant", Value: joinNonEmpty(Line(g.Name), dash(g.Description))})
+		fs = append(fs, Field{Label: "Grant", Value: f.GrantText(g)})
 	}
 	if r.Reason != "" {
 		fs = append(fs, Field{Label: "Stated reason (unverified)", Value: Block(r.Reason), Multiline: true})
@@ -204,8 +204,10 @@ func (f *Form) WorkdirScopeText(ws string) string {
 }
 
 // RuleSummary states the exact rule an always-answer saves, e.g. `allow
-// write_file with File [path] anything under "/home/a/p/", in any workdir,
-// grants fs.write, for 15 minutes`.
+// write_file, with File [path] anything under "/home/a/p/", in any
+// workdir, granting fs.create, fs.write (implied by fs.create), for 15
+// minutes`: the grants chosen, then each grant they imply that was not
+// chosen (Decide adds them) with the chosen grants that imply it.
 func (f *Form) RuleSummary(a Answer) string {
 	verb := "deny"
 	if a.Choice.IsAllow() {
@@ -228,14 +230,35 @@ func (f *Form) RuleSummary(a Answer) string {
 		parts = append(parts, ws)
 	}
 	if a.Choice == AllowAlways && len(a.Grants) > 0 {
-		grants := make([]string, len(a.Grants))
-		for i, g := range a.Grants {
-			grants[i] = Line(g)
-		}
-		parts = append(parts, "granting "+strings.Join(grants, ", "))
+		parts = append(parts, "granting "+f.grantsText(a.Grants))
 	}
 	parts = append(parts, LifetimeText(a.Lifetime))
 	return strings.Join(parts, ", ")
+}
+
+// grantsText names the chosen grants, then, in request order, each grant
+// they imply that was not chosen: `fs.create, fs.write (implied by
+// fs.create)`.
+func (f *Form) grantsText(chosen []string) string {
+	isChosen := map[string]bool{}
+	for _, c := range chosen {
+		isChosen[c] = true
+	}
+	by := map[string][]string{} // an added grant → the chosen ones implying it
+	for _, c := range chosen {
+		for _, n := range f.implied[c] {
+			if !isChosen[n] {
+				by[n] = append(by[n], c)
+			}
+		}
+	}
+	text := lineList(chosen)
+	for _, g := range f.Req.Grants {
+		if len(by[g.Name]) > 0 {
+			text += ", " + Line(g.Name) + " (implied by " + lineList(by[g.Name]) + ")"
+		}
+	}
+	return text
 }
 
 // Message is the text of a stage as one block, for frontends that show the

