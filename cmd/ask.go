@@ -19,7 +19,7 @@ import (
 // askOptions are the flags of askperm and askperm ask.
 type askOptions struct {
 	settings.Flags
-	exitStatus bool
+	exitStatus, verbose bool
 }
 
 func (o *askOptions) register(c *cobra.Command) {
@@ -34,6 +34,8 @@ func (o *askOptions) register(c *cobra.Command) {
 	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, none (env ASKPERM_FRONTEND)")
 	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one (env ASKPERM_TTY)")
 	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
+	f.BoolVar(&o.verbose, "verbose", false, "name on stderr the rules or memory entries that decided")
+	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML) deciding before anyone is asked; repeatable, beside the user's rules.toml")
 	f.StringVar(&o.StateDir, "state-dir", "", "where remembered rules and session approvals live (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
 	f.BoolVar(&o.NoRemember, "no-remember", false, "neither use nor record remembered rules and session approvals")
 }
@@ -70,7 +72,12 @@ func runAsk(s streams, o *askOptions) error {
 	if set.StateDir != "" {
 		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle, Breaker: set.Breaker, PromptsPerMinute: set.PromptsPerMinute}
 	}
+	var sources []pipeline.Source
+	if !set.Policy.Empty() {
+		sources = append(sources, set.Policy.Opinions)
+	}
 	p := pipeline.New(pipeline.Config{
+		Policy:     sources,
 		Memory:     memory,
 		Timeout:    set.Timeout,
 		MaxRequest: set.MaxRequest,
@@ -80,6 +87,7 @@ func runAsk(s streams, o *askOptions) error {
 		Prompt:     set.Prompt,
 		Now:        time.Now,
 		Warn:       func(m string) { warn(s.errOut, m) },
+		Verbose:    o.verbose,
 	})
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()

@@ -17,7 +17,7 @@ go test -count=1 -timeout 20m ./...
 # exceeded" when the clock ends during a minimisation.
 fuzztime=${FUZZTIME:-60000x}
 for target in decision:FuzzParse decision:FuzzParseDecision decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
-	form:FuzzLine form:FuzzBlock form:FuzzLineInjective; do
+	form:FuzzLine form:FuzzBlock form:FuzzLineInjective internal/policy:FuzzRulesFile internal/policy:FuzzPath; do
 	pkg=${target%%:*} name=${target##*:}
 	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "./$pkg"
 done

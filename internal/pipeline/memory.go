@@ -36,22 +36,8 @@ func (p *Pipeline) remembered(ctx context.Context, c *call) []policy.Opinion {
 	req := c.req
 	var ops []policy.Opinion
 	err := p.withStore(ctx, func(s *state.Store) error {
-		now := p.c.Now()
-		rules, err := s.Covering(req, now)
-		if err != nil {
-			return err
-		}
-		for _, r := range rules {
-			v := policy.Allow
-			if r.Decision == decision.Deny {
-				v = policy.Deny
-			}
-			ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Name: fmt.Sprintf("remembered rule %d", r.ID)})
-		}
-		ok, err := s.SessionApproved(req, now, p.c.Memory.SessionIdle)
-		if ok {
-			ops = append(ops, policy.Opinion{Verdict: policy.Allow, By: decision.FrontendMemory, Cause: decision.CauseSession, Name: "session " + req.SessionID})
-		}
+		var err error
+		ops, err = p.memoryOpinions(s, req, false)
 		return err
 	})
 	if err != nil {
@@ -61,6 +47,36 @@ func (p *Pipeline) remembered(ctx context.Context, c *call) []policy.Opinion {
 	}
 	c.memory = true
 	return ops
+}
+
+// memoryOpinions are the opinions of what s remembers of req: covering
+// rules, and an approval for the session, which counts as used unless
+// peek.
+func (p *Pipeline) memoryOpinions(s *state.Store, req *decision.Request, peek bool) ([]policy.Opinion, error) {
+	now := p.c.Now()
+	rules, err := s.Covering(req, now)
+	if err != nil {
+		return nil, err
+	}
+	var ops []policy.Opinion
+	for _, r := range rules {
+		v := policy.Allow
+		if r.Decision == decision.Deny {
+			v = policy.Deny
+		}
+		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory",
+			Name: fmt.Sprintf("remembered rule %d", r.ID)})
+	}
+	approved := s.SessionApproved
+	if peek {
+		approved = s.PeekSession
+	}
+	ok, err := approved(req, now, p.c.Memory.SessionIdle)
+	if ok {
+		ops = append(ops, policy.Opinion{Verdict: policy.Allow, By: decision.FrontendMemory, Cause: decision.CauseSession, Source: "memory",
+			Name: "session " + req.SessionID})
+	}
+	return ops, err
 }
 
 // record remembers what a person (or a canned answer) chose to be

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/askperm/askperm/decision"
@@ -81,6 +83,8 @@ type Config struct {
 	Now func() time.Time
 	// Warn reports a diagnostic (one line, no prefix); nil drops it.
 	Warn func(string)
+	// Verbose says on Warn which rules or memory entries decided.
+	Verbose bool
 }
 
 // Record is what the record step sees of one decision.
@@ -211,7 +215,13 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 	ops := opinions(p.c.Policy, req)
 	ops = append(ops, p.remembered(ctx, c)...)
 	if d := decide(req, ops); d != nil {
+		p.sayWhy(d, ops)
 		return d, ops, nil
+	}
+	// A mode of the annotation policy that asks about a tool asks each
+	// time: no allow-session then.
+	if slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession }) {
+		c.memory = false
 	}
 	if !p.takePrompt(ctx, c) {
 		p.c.Warn("too many prompts in the last minute; denied without asking")
@@ -243,11 +253,26 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 	if more := p.remembered(ctx, c); len(more) > 0 {
 		ops = append(ops, more...)
 		if d := decide(req, ops); d != nil {
+			p.sayWhy(d, ops)
 			return d, ops, nil
 		}
 	}
 	d, err := p.ask(ctx, f)
 	return d, ops, err
+}
+
+// sayWhy names, with Verbose, the rules or memory entries whose opinion
+// made the decision d.
+func (p *Pipeline) sayWhy(d *decision.Decision, ops []policy.Opinion) {
+	if !p.c.Verbose {
+		return
+	}
+	_, winners := policy.Combine(ops)
+	names := make([]string, len(winners))
+	for i, w := range winners {
+		names[i] = w.Name
+	}
+	p.c.Warn(fmt.Sprintf("%s by %s: %s", d.Decision, d.Frontend, strings.Join(names, ", ")))
 }
 
 // ask asks the frontend chain and turns each way it can end into a

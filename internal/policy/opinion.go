@@ -37,6 +37,12 @@ type Opinion struct {
 	Name string
 	// Message is a deny's message.
 	Message string
+	// Source names the kind of source for askperm check: "rules",
+	// "memory", "verbs" or "annotations".
+	Source string
+	// NoSession says that allow-session must not be offered when the
+	// request is asked (the annotation policy's prompt and writes modes).
+	NoSession bool
 }
 
 // Combine is the verdict of many opinions: any deny wins, then any prompt,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
@@ -37,8 +38,9 @@ type Flags struct {
 	TTY        string // --tty
 	Config     string // --config
 
-	StateDir   string // --state-dir
-	NoRemember bool   // --no-remember
+	Rules      []string // --rules, repeatable
+	StateDir   string   // --state-dir
+	NoRemember bool     // --no-remember
 
 	Answer      string // --answer
 	AnswerSet   bool   // --answer was given, even empty
@@ -67,6 +69,9 @@ type Settings struct {
 	Breaker state.Breaker
 	// PromptsPerMinute limits the prompts of a session; zero: no limit.
 	PromptsPerMinute int
+	// Policy is every rules file loaded: the user's rules.toml and each
+	// --rules.
+	Policy *policy.Policy
 	// Answers are the canned answers of --answer or --answers; nil: none.
 	Answers *answers.File
 	// Strict makes a request no canned answer matches a script's mistake.
@@ -85,9 +90,14 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
+	pol, err := policy.Load(RulesPath(getenv), f.Rules)
+	if err != nil {
+		return Settings{}, fmt.Errorf("rules: %w", err)
+	}
 	// key is a value of the config file.
 	key := func(name, value string) from { return from{path + ": " + name, value} }
 	s := Settings{
+		Policy:           pol,
 		Answers:          canned,
 		Strict:           f.Strict,
 		SessionIdle:      DefaultSessionIdle,
@@ -178,6 +188,15 @@ func absolute(p string) (string, error) {
 		return "", fmt.Errorf("%q is not an absolute path", p)
 	}
 	return filepath.Clean(p), nil
+}
+
+// RulesPath is the user's rules file, beside config.toml; "" when no
+// place is known.
+func RulesPath(getenv func(string) string) string {
+	if p := Path(getenv); p != "" {
+		return filepath.Join(filepath.Dir(p), "rules.toml")
+	}
+	return ""
 }
 
 // StateDir is the default state directory: $XDG_STATE_HOME/askperm, else

@@ -107,6 +107,29 @@ func (s *Store) SessionApproved(req *decision.Request, now time.Time, idle time.
 	return approved, err
 }
 
+// PeekSession is SessionApproved without using the approval: it writes
+// nothing (askperm check).
+func (s *Store) PeekSession(req *decision.Request, now time.Time, idle time.Duration) (bool, error) {
+	_, key, ok := sessionApproval(req)
+	if !ok {
+		return false, nil
+	}
+	found := false
+	err := s.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(sessionsBucket).Get(key)
+		if v == nil {
+			return nil
+		}
+		var a SessionApproval
+		if err := json.Unmarshal(v, &a); err != nil {
+			return fmt.Errorf("%w: session approval: %v", ErrCorrupt, err)
+		}
+		found = !a.idleExpired(now, idle) && a.Approval.SessionCovers(decision.CallOf(req))
+		return nil
+	})
+	return found, err
+}
+
 // Sessions returns the session approvals in use at now, by session, after
 // removing those idle for longer than idle.
 func (s *Store) Sessions(now time.Time, idle time.Duration) ([]SessionApproval, error) {

@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/policy"
+	"github.com/askperm/askperm/internal/state"
+)
+
+// Check is what would decide a request before anyone is asked.
+type Check struct {
+	Request *decision.Request
+	// Verdict is the combined verdict: Prompt when all abstain.
+	Verdict policy.Verdict
+	// Message is the first deny's message.
+	Message string
+	// Opinions are every source's opinions, abstentions left out.
+	Opinions []policy.Opinion
+}
+
+// Check reads one request from r and says what would decide it, and why,
+// asking no one and recording nothing: the policy, and what memory holds
+// (read, never used). An unusable store is said on the diagnostics and
+// left out.
+func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
+	ctx, cancel := p.deadline(ctx, time.Now())
+	defer cancel()
+	raw, err := readRequest(ctx, r, p.c.MaxRequest)
+	if err != nil {
+		return Check{}, invalid{err}
+	}
+	req, err := decision.Parse(raw)
+	if err != nil {
+		return Check{}, invalid{err}
+	}
+	ops := opinions(p.c.Policy, req)
+	if p.c.Memory != nil {
+		err := p.withStore(ctx, func(s *state.Store) error {
+			mem, err := p.memoryOpinions(s, req, true)
+			ops = append(ops, mem...)
+			return err
+		})
+		if err != nil {
+			p.c.Warn(fmt.Sprintf("state store: %v; memory left out", err))
+		}
+	}
+	v, winners := policy.Combine(ops)
+	c := Check{Request: req, Verdict: v, Opinions: ops}
+	if v == policy.Deny {
+		c.Message = winners[0].Message
+	}
+	return c, nil
+}

@@ -1,0 +1,55 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// annotation is one [[annotations]] entry: a mode for the tools its glob
+// matches.
+type annotation struct {
+	tool *decision.Pattern
+	mode string
+}
+
+// modes are the annotation policy's modes.
+var modes = []string{"auto", "prompt", "writes", "approve"}
+
+func compileAnnotation(at annotationTOML) (annotation, error) {
+	if at.Tool == "" {
+		return annotation{}, fmt.Errorf("tool: missing")
+	}
+	p, err := decision.CompileGlob(at.Tool)
+	if err != nil {
+		return annotation{}, fmt.Errorf("tool: %v", err)
+	}
+	for _, m := range modes {
+		if at.Mode == m {
+			return annotation{tool: p, mode: m}, nil
+		}
+	}
+	return annotation{}, fmt.Errorf("mode: %q is none of auto, prompt, writes, approve", at.Mode)
+}
+
+// opinion is the mode's opinion of a tool with annotations a (the tool's
+// own claims: nothing is allowed on them unless a mode says so).
+func (an annotation) opinion(a *decision.Annotations) Verdict {
+	readOnly := a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+	destructive := a != nil && a.DestructiveHint != nil && *a.DestructiveHint
+	switch an.mode {
+	case "auto":
+		if readOnly && !destructive {
+			return Allow
+		}
+		return Prompt
+	case "writes":
+		if readOnly {
+			return Allow
+		}
+		return Prompt
+	case "approve":
+		return Allow
+	}
+	return Prompt
+}

@@ -1,0 +1,423 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/theory/jsonpath"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/userfile"
+)
+
+// fileTOML is a rules file as written (protocol section 8).
+type fileTOML struct {
+	Rules       []ruleTOML       `toml:"rule"`
+	Verbs       *verbsTOML       `toml:"verbs"`
+	Annotations []annotationTOML `toml:"annotations"`
+}
+
+type ruleTOML struct {
+	Name          string            `toml:"name"`
+	Decision      string            `toml:"decision"`
+	Message       string            `toml:"message"`
+	Justification string            `toml:"justification"`
+	Tool          *string           `toml:"tool"`
+	Server        *string           `toml:"server"`
+	Source        *string           `toml:"source"`
+	Action        *string           `toml:"action"`
+	Dimensions    map[string]string `toml:"dimensions"`
+	When          []predicateTOML   `toml:"when"`
+	Match         []map[string]any  `toml:"match"`
+	NotMatch      []map[string]any  `toml:"not_match"`
+}
+
+type predicateTOML struct {
+	Path   string  `toml:"path"`
+	Equals any     `toml:"equals"`
+	In     []any   `toml:"in"`
+	Regex  *string `toml:"regex"`
+	Exists *bool   `toml:"exists"`
+	Prefix []any   `toml:"prefix"`
+}
+
+type verbsTOML struct {
+	AlwaysRequire []string            `toml:"always_require"`
+	Require       []string            `toml:"require"`
+	Auto          []string            `toml:"auto"`
+	BulkLimit     int                 `toml:"bulk_limit"`
+	Allowlist     []string            `toml:"allowlist"`
+	Roles         map[string][]string `toml:"roles"`
+}
+
+type annotationTOML struct {
+	Tool string `toml:"tool"`
+	Mode string `toml:"mode"`
+}
+
+// Rule is one compiled rule of a rules file.
+type Rule struct {
+	Name          string
+	Verdict       Verdict
+	Message       string
+	Justification string
+	file          string
+	tool, server  *decision.Pattern
+	source, act   *decision.Pattern
+	dims          map[string]*decision.Pattern
+	when          []predicate
+}
+
+// compiler compiles each distinct glob and path once, so that rules
+// sharing them share the compiled form, and a request's check computes
+// each once.
+type compiler struct {
+	globs map[string]*decision.Pattern
+	paths map[string]*jsonpath.Path
+}
+
+func (c *compiler) glob(pattern string) (*decision.Pattern, error) {
+	if p, ok := c.globs[pattern]; ok {
+		return p, nil
+	}
+	p, err := decision.CompileGlob(pattern)
+	if err == nil {
+		c.globs[pattern] = p
+	}
+	return p, err
+}
+
+func (c *compiler) path(s string) (*jsonpath.Path, error) {
+	if p, ok := c.paths[s]; ok {
+		return p, nil
+	}
+	p, err := jsonpath.Parse(s)
+	if err == nil {
+		c.paths[s] = p
+	}
+	return p, err
+}
+
+// parseFile compiles the rules file named name (for messages) from b.
+func parseFile(name string, b []byte) (*Policy, error) {
+	var f fileTOML
+	if err := decodeRules(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p := &Policy{}
+	c := &compiler{globs: map[string]*decision.Pattern{}, paths: map[string]*jsonpath.Path{}}
+	for i, rt := range f.Rules {
+		r, err := c.rule(name, i+1, rt)
+		if err != nil {
+			return nil, err
+		}
+		p.rules = append(p.rules, r)
+	}
+	if f.Verbs != nil {
+		v, err := compileVerbs(*f.Verbs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: verbs: %w", name, err)
+		}
+		p.verbs, p.verbsFile = v, name
+	}
+	for i, at := range f.Annotations {
+		a, err := compileAnnotation(at)
+		if err != nil {
+			return nil, fmt.Errorf("%s: annotations %d: %w", name, i+1, err)
+		}
+		p.annotations = append(p.annotations, a)
+	}
+	if len(f.Annotations) > 0 {
+		p.annotationsFile = name
+	}
+	return p, nil
+}
+
+// decodeRules decodes a rules file strictly. Values and examples are any
+// TOML value, with keys of their own.
+func decodeRules(b []byte, f *fileTOML) error {
+	return userfile.DecodeTOML(b, f, "rule.when.equals", "rule.when.in", "rule.when.prefix", "rule.match", "rule.not_match")
+}
+
+// verdicts are a rule's decisions; allow is the default.
+var verdicts = map[string]Verdict{"": Allow, "allow": Allow, "prompt": Prompt, "deny": Deny}
+
+func (c *compiler) rule(file string, n int, rt ruleTOML) (*Rule, error) {
+	r := &Rule{Name: rt.Name, Message: rt.Message, Justification: rt.Justification, file: file}
+	if r.Name == "" {
+		r.Name = fmt.Sprintf("%s#%d", file, n)
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: rule %q: %s", file, r.Name, fmt.Sprintf(format, args...))
+	}
+	v, ok := verdicts[rt.Decision]
+	if !ok {
+		return nil, fail("decision: %q is none of allow, prompt, deny", rt.Decision)
+	}
+	r.Verdict = v
+	var err error
+	for _, g := range []struct {
+		key string
+		src *string
+		dst **decision.Pattern
+	}{{"tool", rt.Tool, &r.tool}, {"server", rt.Server, &r.server}, {"source", rt.Source, &r.source}, {"action", rt.Action, &r.act}} {
+		if g.src == nil {
+			continue
+		}
+		if *g.dst, err = c.glob(*g.src); err != nil {
+			return nil, fail("%s: %v", g.key, err)
+		}
+	}
+	for name, pattern := range rt.Dimensions {
+		if r.dims == nil {
+			r.dims = map[string]*decision.Pattern{}
+		}
+		if r.dims[name], err = c.glob(pattern); err != nil {
+			return nil, fail("dimensions.%s: %v", name, err)
+		}
+	}
+	for i, pt := range rt.When {
+		p, err := c.predicate(pt)
+		if err != nil {
+			return nil, fail("when %d: %v", i+1, err)
+		}
+		r.when = append(r.when, p)
+	}
+	for _, ex := range []struct {
+		kind string
+		reqs []map[string]any
+		want bool
+	}{{"match", rt.Match, true}, {"not_match", rt.NotMatch, false}} {
+		for i, partial := range ex.reqs {
+			req, err := exampleRequest(partial)
+			if err != nil {
+				return nil, fail("%s %d: %v", ex.kind, i+1, err)
+			}
+			if r.Matches(req) != ex.want {
+				verb := "does not match"
+				if !ex.want {
+					verb = "matches"
+				}
+				return nil, fail("%s %d: the rule %s its own example", ex.kind, i+1, verb)
+			}
+		}
+	}
+	return r, nil
+}
+
+// exampleRequest is a rule's example as a request: the TOML table as the
+// request's JSON, read by the protocol's strict parser.
+func exampleRequest(partial map[string]any) (*decision.Request, error) {
+	b, err := json.Marshal(partial)
+	if err != nil {
+		return nil, err
+	}
+	return decision.Parse(b)
+}
+
+// Matches reports whether every matcher and predicate of r holds for req.
+// A request field that is missing never matches a matcher that is given.
+func (r *Rule) Matches(req *decision.Request) bool {
+	return r.matches(req, &lazyArgs{req: req})
+}
+
+// lazyArgs is what checking one request against many rules computes
+// once: its arguments decoded, when a predicate first needs them, and the
+// result of each glob and path, which rules share (compiled once per
+// pattern by the loader).
+type lazyArgs struct {
+	req     *decision.Request
+	done    bool
+	v       any
+	invalid bool
+	globs   map[globKey]bool
+	paths   map[*jsonpath.Path][]any
+}
+
+type globKey struct {
+	p     *decision.Pattern
+	value string
+}
+
+func (l *lazyArgs) get() (any, bool) {
+	if !l.done {
+		l.done = true
+		l.v, l.invalid = argumentsOf(l.req)
+		l.invalid = !l.invalid
+	}
+	return l.v, !l.invalid
+}
+
+func (l *lazyArgs) match(p *decision.Pattern, value string) bool {
+	k := globKey{p, value}
+	m, ok := l.globs[k]
+	if !ok {
+		if l.globs == nil {
+			l.globs = map[globKey]bool{}
+		}
+		m = p.Match(value)
+		l.globs[k] = m
+	}
+	return m
+}
+
+func (l *lazyArgs) selected(path *jsonpath.Path, args any) []any {
+	found, ok := l.paths[path]
+	if !ok {
+		if l.paths == nil {
+			l.paths = map[*jsonpath.Path][]any{}
+		}
+		found = path.Select(args)
+		l.paths[path] = found
+	}
+	return found
+}
+
+func (r *Rule) matches(req *decision.Request, args *lazyArgs) bool {
+	for _, m := range []struct {
+		p *decision.Pattern
+		v string
+	}{{r.tool, req.Tool}, {r.server, req.Server}, {r.source, req.Source}, {r.act, req.Action}} {
+		if m.p != nil && (m.v == "" || !args.match(m.p, m.v)) {
+			return false
+		}
+	}
+	for name, p := range r.dims {
+		i := slices.IndexFunc(req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
+		if i < 0 || !args.match(p, req.Dimensions[i].Value) {
+			return false
+		}
+	}
+	if len(r.when) == 0 {
+		return true
+	}
+	v, ok := args.get()
+	if !ok {
+		return false
+	}
+	for _, p := range r.when {
+		if !p.holdsFor(args.selected(p.path, v)) {
+			return false
+		}
+	}
+	return true
+}
+
+// argumentsOf decodes a request's arguments for predicates, numbers kept
+// as json.Number so that they compare by value.
+func argumentsOf(req *decision.Request) (any, bool) {
+	if req.Arguments == nil {
+		return nil, true
+	}
+	d := json.NewDecoder(strings.NewReader(string(req.Arguments)))
+	d.UseNumber()
+	var v any
+	return v, d.Decode(&v) == nil
+}
+
+// predicate is one compiled [[rule.when]].
+type predicate struct {
+	path   *jsonpath.Path
+	op     string
+	values []any // equals: one; in and prefix: the list
+	regex  *regexp.Regexp
+	exists bool
+}
+
+func (c *compiler) predicate(pt predicateTOML) (predicate, error) {
+	var p predicate
+	if pt.Path == "" {
+		return p, errors.New("path: missing")
+	}
+	path, err := c.path(pt.Path)
+	if err != nil {
+		return p, fmt.Errorf("path %q: %v", pt.Path, err)
+	}
+	if path.Query().Singular() == nil {
+		return p, fmt.Errorf("path %q: not a singular path (one value at most: $.a.b, $['k'], $.a[0])", pt.Path)
+	}
+	p.path = path
+	var ops []string
+	if pt.Equals != nil {
+		v, err := jsonValue(pt.Equals)
+		if err != nil {
+			return p, fmt.Errorf("equals: %v", err)
+		}
+		ops, p.op, p.values = append(ops, "equals"), "equals", []any{v}
+	}
+	if pt.In != nil {
+		vs, err := jsonValues(pt.In)
+		if err != nil {
+			return p, fmt.Errorf("in: %v", err)
+		}
+		ops, p.op, p.values = append(ops, "in"), "in", vs
+	}
+	if pt.Regex != nil {
+		re, err := regexp.Compile(*pt.Regex)
+		if err != nil {
+			return p, fmt.Errorf("regex: %v", err)
+		}
+		ops, p.op, p.regex = append(ops, "regex"), "regex", re
+	}
+	if pt.Exists != nil {
+		ops, p.op, p.exists = append(ops, "exists"), "exists", *pt.Exists
+	}
+	if pt.Prefix != nil {
+		vs, err := jsonValues(pt.Prefix)
+		if err != nil {
+			return p, fmt.Errorf("prefix: %v", err)
+		}
+		ops, p.op, p.values = append(ops, "prefix"), "prefix", vs
+	}
+	switch len(ops) {
+	case 0:
+		return p, errors.New("no operation: give one of equals, in, regex, exists, prefix")
+	case 1:
+		return p, nil
+	}
+	return p, fmt.Errorf("two operations (%s): give one", strings.Join(ops, ", "))
+}
+
+// holds reports whether the predicate holds for args. A path that does
+// not resolve fails every operation but exists = false.
+func (p predicate) holds(args any) bool { return p.holdsFor(p.path.Select(args)) }
+
+// holdsFor is holds for what the path selected.
+func (p predicate) holdsFor(found []any) bool {
+	if p.op == "exists" {
+		return (len(found) > 0) == p.exists
+	}
+	if len(found) == 0 {
+		return false
+	}
+	v := found[0]
+	switch p.op {
+	case "equals":
+		return equal(v, p.values[0])
+	case "in":
+		return slices.ContainsFunc(p.values, func(w any) bool { return equal(v, w) })
+	case "regex":
+		s, ok := v.(string)
+		return ok && p.regex.MatchString(s)
+	case "prefix":
+		arr, ok := v.([]any)
+		if !ok || len(arr) < len(p.values) {
+			return false
+		}
+		for i, want := range p.values {
+			if alts, ok := want.([]any); ok {
+				if !slices.ContainsFunc(alts, func(w any) bool { return equal(arr[i], w) }) {
+					return false
+				}
+			} else if !equal(arr[i], want) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,68 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/theory/jsonpath"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// FuzzRulesFile: a rules file of any bytes is loaded or refused, never a
+// panic; a loaded rule never matches a request its own not_match examples
+// describe (the loader checked them).
+func FuzzRulesFile(f *testing.F) {
+	if b, err := os.ReadFile("../../testdata/rules/example.toml"); err == nil {
+		f.Add(b)
+	}
+	for _, s := range []string{
+		"[[rule]]\ntool = \"a*\"\n[[rule.not_match]]\ntool = \"b\"\naction = \"x\"\n",
+		"[[rule]]\n[[rule.when]]\npath = \"$.a[0]\"\nprefix = [1, [2, 3]]\n",
+		"[verbs]\nroles = { x = [] }\n[[annotations]]\ntool = \"*\"\nmode = \"auto\"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := Parse("fuzz.toml", b)
+		if err != nil {
+			return
+		}
+		var f fileTOML
+		if err := decodeRules(b, &f); err != nil {
+			t.Fatalf("loaded, but does not decode again: %v", err)
+		}
+		for i, rt := range f.Rules {
+			for _, ex := range rt.NotMatch {
+				req, err := exampleRequest(ex)
+				if err == nil && p.rules[i].Matches(req) {
+					t.Fatalf("rule %d matches its not_match example %v", i+1, ex)
+				}
+			}
+		}
+	})
+}
+
+// FuzzPath: any path is compiled or refused, and a compiled one selects
+// from any arguments without a panic.
+func FuzzPath(f *testing.F) {
+	for _, s := range []string{"$.a", "$['k.x']", "$.a[0]", "$..a", "$[*]", "$.a[-1]", `$["\u0041"]`, "$[?@.a]"} {
+		f.Add(s)
+	}
+	args := []any{nil, "s", []any{"a", 1.0}, map[string]any{"a": []any{map[string]any{"b": true}}}}
+	f.Fuzz(func(t *testing.T, path string) {
+		c := &compiler{globs: map[string]*decision.Pattern{}, paths: map[string]*jsonpath.Path{}}
+		p, err := c.predicate(predicateTOML{Path: path, Exists: new(bool)})
+		if err != nil {
+			if !strings.Contains(err.Error(), fmt.Sprintf("%q", path)) && path != "" {
+				t.Fatalf("the error does not name the path: %v", err)
+			}
+			return
+		}
+		for _, a := range args {
+			p.holds(a)
+		}
+	})
+}

