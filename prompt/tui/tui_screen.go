@@ -1,15 +1,11 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/huh"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/askperm/askperm/form"
@@ -20,27 +16,22 @@ import (
 const (
 	tuiMinWidth  = 40
 	tuiMinHeight = 12
-	tuiMinPane   = 3 // request lines always visible
-	tuiMinForm   = 4 // a field's title and some options
+	tuiMinPane   = 3 // lines of the agent's words always visible
 )
 
 const tuiTitle = "askperm — an agent asks for permission"
 
-// The keys, in full when the width allows.
-const (
-	tuiLegend      = "enter: confirm · shift+tab: back · pgup/pgdn: scroll · esc: cancel"
-	tuiShortLegend = "enter ok · esc cancel · pgup/pgdn scroll"
-)
+// tuiWaitHint stands in for the keys while input does not count yet.
+const tuiWaitHint = "wait: keys count once you have paused for a moment"
 
 // screenConfig is what a screen needs from outside: the deadline it counts
-// down to, the arming delay, a clock, how to flush typeahead, its styles,
-// and the terminal's size when known.
+// down to, a clock, the gate that judges its input, its styles, and the
+// terminal's size when known.
 type screenConfig struct {
 	styles        tuiStyles
 	deadline      time.Time // zero: no countdown
-	armDelay      time.Duration
 	now           func() time.Time
-	flush         func()
+	gate          *armGate
 	width, height int
 }
 
@@ -51,58 +42,69 @@ const (
 	tuiRunning tuiEnd = iota
 	tuiDone
 	tuiCancelled
-	tuiHungUp
 )
 
 type (
-	tuiTickMsg   struct{}
-	tuiArmedMsg  struct{}
-	tuiHangupMsg struct{}
+	tuiTickMsg     struct{}
+	tuiArmCheckMsg struct{ gen int }
 )
 
-// tuiScreen is the tea.Model of one stage: askperm's frame (header with the
-// countdown, the hidden-characters warning, the request in a scrollable
-// pane, the stage's note, the status line) around the stage's huh form.
-// It owns the keys that must not reach the form.
+// tuiScreen is the tea.Model of one stage: askperm's frame around the
+// stage's questions. From the top: the title with the countdown, the
+// hidden-characters warning, the request's facts, the stage's note (the
+// rule to save), the agent's words in a pane that scrolls, the question,
+// and the status line. Everything but the pane is fixed: when it does not
+// fit with the question and a few lines of the pane, nothing of the prompt
+// is drawn but how large the terminal must be.
 type tuiScreen struct {
 	req    *form.Form
-	st     tuiStage
+	st     stage
 	cfg    screenConfig
 	hidden bool // the request holds hidden or reordering characters
 
-	pane          viewport.Model
-	paneWidth     int // width the pane's content was wrapped for
+	textWidth    int      // width facts and words were wrapped for
+	facts, words []string // the request at textWidth
+	paneTop      int      // first line of the words shown
+	paneRows     int      // lines of the words the last frame showed
+
 	width, height int
-	formW, formH  int // size last given to the form
 	small         bool
-	needRows      int // rows the prompt needs at this width
-
-	initCmd tea.Cmd
-	end     tuiEnd
+	needRows      int // rows the prompt needs, when small
+	armGen        int // the arming check that counts
+	end           tuiEnd
 }
 
-func newTUIScreen(f *form.Form, st tuiStage, cfg screenConfig) *tuiScreen {
-	s := &tuiScreen{req: f, st: st, cfg: cfg, hidden: f.HasHidden(), width: cfg.width, height: cfg.height}
-	st.form.WithTheme(cfg.styles.theme)
-	st.gate.armed = cfg.armDelay <= 0
-	// Init the form now, so that the very first frame is complete.
-	s.initCmd = tea.Batch(st.form.Init(), s.layout())
-	return s
+func newTUIScreen(f *form.Form, st stage, cfg screenConfig) *tuiScreen {
+	return &tuiScreen{req: f, st: st, cfg: cfg, hidden: f.HasHidden(), width: cfg.width, height: cfg.height}
 }
 
-func (s *tuiScreen) Init() tea.Cmd {
-	cmds := []tea.Cmd{s.initCmd, s.tick()}
-	if !s.st.gate.armed {
-		cmds = append(cmds, tea.Tick(s.cfg.armDelay, func(time.Time) tea.Msg { return tuiArmedMsg{} }))
-	}
-	return tea.Batch(cmds...)
-}
+func (s *tuiScreen) Init() tea.Cmd { return tea.Batch(s.tick(), s.checkArming()) }
 
 func (s *tuiScreen) tick() tea.Cmd {
 	if s.cfg.deadline.IsZero() {
 		return nil
 	}
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tuiTickMsg{} })
+}
+
+// checkArming schedules a redraw for when input will count, so that the
+// status line stops asking to wait. Discarded input moves that time: the
+// check then schedules itself again.
+func (s *tuiScreen) checkArming() tea.Cmd {
+	s.armGen++
+	wait := s.cfg.gate.delay
+	if at, ok := s.cfg.gate.armedAt(); ok {
+		if wait = at.Sub(s.cfg.now()); wait <= 0 {
+			return nil
+		}
+	}
+	gen := s.armGen
+	return tea.Tick(wait, func(time.Time) tea.Msg { return tuiArmCheckMsg{gen} })
+}
+
+func (s *tuiScreen) armed() bool {
+	at, ok := s.cfg.gate.armedAt()
+	return ok && !s.cfg.now().Before(at)
 }
 
 func (s *tuiScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -112,52 +114,42 @@ func (s *tuiScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		s.width, s.height = msg.Width, msg.Height
-		return s, s.layout()
+		return s, s.checkArming()
 	case tuiTickMsg:
-		return s, tea.Batch(s.tick(), s.layout())
-	case tuiArmedMsg:
-		s.st.gate.armed = true
-		s.cfg.flush() // what was typed while unarmed never counts
-		return s, s.layout()
-	case tuiHangupMsg:
-		return s, s.finish(tuiHungUp)
-	case tea.KeyMsg:
-		if cmd, handled := s.key(msg); handled {
-			return s, tea.Batch(cmd, s.layout())
+		return s, s.tick()
+	case tuiArmCheckMsg:
+		if msg.gen == s.armGen {
+			return s, s.checkArming()
 		}
+	case tea.KeyMsg:
+		return s, s.key(msg)
 	}
-	m, cmd := s.st.form.Update(msg)
-	s.st.form = m.(*huh.Form)
-	switch s.st.form.State {
-	case huh.StateCompleted:
-		return s, s.finish(tuiDone)
-	case huh.StateAborted:
-		return s, s.finish(tuiCancelled)
-	}
-	return s, tea.Batch(cmd, s.layout())
+	return s, nil
 }
 
-// key handles the keys the form must not see, and reports whether it did.
-// Before the arming delay ends only Enter reaches the form: it may confirm
-// a deny, the validators refuse an allow. A form too small to be drawn
-// gets no keys at all: nobody confirms what they cannot see.
-func (s *tuiScreen) key(k tea.KeyMsg) (tea.Cmd, bool) {
-	switch k.String() {
-	case "ctrl+c", "esc":
-		return s.finish(tuiCancelled), true
-	case "ctrl+z":
-		return nil, true
-	case "pgup":
-		s.pane.PageUp()
-		return nil, true
-	case "pgdown":
-		s.pane.PageDown()
-		return nil, true
+// stageKeys are the keys a stage may act on.
+var stageKeys = map[tea.KeyType]bool{
+	tea.KeyUp: true, tea.KeyDown: true, tea.KeyEnter: true, tea.KeyTab: true, tea.KeyShiftTab: true,
+	tea.KeySpace: true, tea.KeyBackspace: true, tea.KeyRunes: true,
+}
+
+// key acts on askperm's keys and drops every other: Ctrl-C and Esc cancel,
+// PgUp and PgDn scroll the agent's words, the stage gets its own keys
+// while it is drawn. No key with Alt acts.
+func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case k.Alt:
+	case k.Type == tea.KeyCtrlC || k.Type == tea.KeyEsc:
+		return s.finish(tuiCancelled)
+	case k.Type == tea.KeyPgUp:
+		s.paneTop -= s.paneRows
+	case k.Type == tea.KeyPgDown:
+		s.paneTop += s.paneRows
+	case s.small || !stageKeys[k.Type]:
+	case s.st.key(k):
+		return s.finish(tuiDone)
 	}
-	if s.small || !s.st.gate.armed && k.Type != tea.KeyEnter {
-		return nil, true
-	}
-	return nil, false
+	return nil
 }
 
 func (s *tuiScreen) finish(e tuiEnd) tea.Cmd {
@@ -165,66 +157,78 @@ func (s *tuiScreen) finish(e tuiEnd) tea.Cmd {
 	return tea.Quit
 }
 
-// layout fits the frame to the terminal: fixed parts first, the form as
-// much as it needs of the rest (at most what leaves the pane its minimum),
-// the pane whatever remains. It runs after every update because the
-// header, note and status change height as their text changes.
-func (s *tuiScreen) layout() tea.Cmd {
-	if s.width < 1 || s.height < 1 {
-		s.small, s.needRows = true, tuiMinHeight
-		return nil
-	}
-	if s.paneWidth != s.width {
-		s.pane.SetContent(tuiRequestText(s.cfg.styles, s.req, s.width))
-		s.paneWidth = s.width
-	}
-	fixed := lipgloss.Height(s.header()) + 1 /* the pane's rule */ + lipgloss.Height(s.status())
-	if note := s.note(); note != "" {
-		fixed += lipgloss.Height(note)
-	}
-	s.needRows = max(tuiMinHeight, fixed+tuiMinPane+tuiMinForm)
-	s.small = s.width < tuiMinWidth || s.height < s.needRows
-	if s.small {
-		return nil
-	}
-	var cmd tea.Cmd
-	if avail := s.height - fixed - tuiMinPane; s.formW != s.width || s.formH != avail {
-		s.formW, s.formH = s.width, avail
-		_, cmd = s.st.form.Update(tea.WindowSizeMsg{Width: s.width, Height: avail})
-	}
-	s.pane.Width = s.width
-	s.pane.Height = max(1, s.height-fixed-lipgloss.Height(s.st.form.View()))
-	return cmd
-}
-
+// View draws the frame and tells the gate whether it holds the whole
+// question.
 func (s *tuiScreen) View() string {
 	if s.end != tuiRunning {
+		s.cfg.gate.rendered(false)
 		return ""
 	}
-	if s.small {
-		return s.smallView()
+	view, complete := s.frame()
+	s.cfg.gate.rendered(complete)
+	return view
+}
+
+func (s *tuiScreen) frame() (string, bool) {
+	if s.width < 1 || s.height < 1 {
+		s.small, s.needRows = true, tuiMinHeight
+		return "", false
 	}
-	parts := []string{s.header(), s.pane.View(), s.paneRule()}
-	if note := s.note(); note != "" {
-		parts = append(parts, note)
+	if s.small = s.width < tuiMinWidth || s.height < s.rowsAt(s.width); s.small {
+		s.needRows = s.rowsAt(max(s.width, tuiMinWidth))
+		return s.smallView(), false
 	}
-	parts = append(parts, s.st.form.View(), s.status())
-	return fitView(strings.Join(parts, "\n"), s.width, s.height)
+	top, status := s.fixed(s.width)
+	paneMin := s.paneMin()
+	question := s.st.view(s.width, s.height-len(top)-paneMin-len(status))
+	pane := s.pane(s.height - len(top) - len(question) - len(status))
+	lines := append(append(append(top, pane...), question...), status...)
+	return fitView(strings.Join(lines, "\n"), s.width, s.height), true
+}
+
+// fixed is what never scrolls at width: the header, the facts and the
+// stage's note above the rest, the status line below it.
+func (s *tuiScreen) fixed(width int) (top, status []string) {
+	if s.textWidth != width {
+		s.facts = factLines(s.cfg.styles, s.req, width)
+		s.words = wordsLines(s.cfg.styles, s.req, width)
+		s.textWidth = width
+	}
+	top = append(s.header(width), s.facts...)
+	return append(top, s.st.note(width)...), s.status(width)
+}
+
+// rowsAt is how many rows the prompt needs at width.
+func (s *tuiScreen) rowsAt(width int) int {
+	top, status := s.fixed(width)
+	return max(tuiMinHeight, len(top)+s.paneMin()+s.st.minRows(width)+len(status))
+}
+
+// paneMin is the fewest lines the pane takes: its two rules and a few
+// lines of the agent's words; nothing without words.
+func (s *tuiScreen) paneMin() int {
+	if len(s.words) == 0 {
+		return 0
+	}
+	return 2 + min(tuiMinPane, len(s.words))
 }
 
 // header is the title with the countdown, then the hidden-characters
 // warning when the request needs it.
-func (s *tuiScreen) header() string {
-	h := s.cfg.styles.bold.Render(tuiTitle)
+func (s *tuiScreen) header(width int) []string {
+	st := s.cfg.styles
+	h := []string{st.bold.Render(tuiTitle)}
 	if left := s.timeLeft(); left != "" {
-		if gap := s.width - ansi.StringWidth(tuiTitle) - ansi.StringWidth(left); gap >= 1 {
-			h += strings.Repeat(" ", gap) + left
+		if gap := width - ansi.StringWidth(tuiTitle) - len(left); gap >= 1 {
+			h[0] += strings.Repeat(" ", gap) + left
 		} else {
-			h += "\n" + left
+			h = append(h, left)
 		}
 	}
 	if s.hidden {
-		h += "\n" + s.cfg.styles.warn.Render(wrapCells("WARNING: "+form.HiddenWarning, s.width))
+		for _, l := range hanging("WARNING: "+form.HiddenWarning, width) {
+			h = append(h, st.warn.Render(l))
+		}
 	}
 	return h
 }
@@ -241,50 +245,54 @@ func (s *tuiScreen) timeLeft() string {
 	return fmt.Sprintf("%d:%02d left", secs/60, secs%60)
 }
 
-// paneRule closes the pane, saying which request lines are shown when not
-// all of them fit.
-func (s *tuiScreen) paneRule() string {
-	label := ""
-	if total, h := s.pane.TotalLineCount(), s.pane.Height; total > h {
-		top := s.pane.YOffset
-		label = fmt.Sprintf(" request lines %d–%d of %d · pgup/pgdn ", top+1, min(top+h, total), total)
+// pane shows as much of the agent's words as rows lines hold, between two
+// rules; the first says what the pane holds and which lines are shown.
+func (s *tuiScreen) pane(rows int) []string {
+	if len(s.words) == 0 {
+		return nil
+	}
+	n := len(s.words)
+	s.paneRows = min(max(0, rows-2), n)
+	s.paneTop = min(max(0, s.paneTop), n-s.paneRows)
+	label := "the agent's words, unverified"
+	if s.paneRows < n {
+		label += fmt.Sprintf(" · lines %d-%d of %d · pgup/pgdn", s.paneTop+1, s.paneTop+s.paneRows, n)
+	}
+	lines := []string{s.rule(label)}
+	lines = append(lines, s.words[s.paneTop:s.paneTop+s.paneRows]...)
+	return append(lines, s.rule(""))
+}
+
+// rule is a horizontal line across the width, with label in it.
+func (s *tuiScreen) rule(label string) string {
+	if label != "" {
+		label = " " + label + " "
 	}
 	rule := "──" + label + strings.Repeat("─", max(0, s.width-2-ansi.StringWidth(label)))
 	return s.cfg.styles.faint.Render(ansi.Truncate(rule, s.width, ""))
 }
 
-func (s *tuiScreen) note() string {
-	if s.st.note == nil {
-		return ""
+// status shows why an answer was refused, or that input does not count
+// yet, or the keys.
+func (s *tuiScreen) status(width int) []string {
+	st := s.cfg.styles
+	style, text := st.faint, s.st.legend()
+	switch p := s.st.problem(); {
+	case p != "":
+		style, text = st.warn, "! "+form.Line(p)
+	case !s.armed():
+		text = tuiWaitHint
 	}
-	var ls []string
-	for _, l := range s.st.note() {
-		ls = append(ls, hangingLines(l, s.width)...)
+	lines := hanging(text, width)
+	for i, l := range lines {
+		lines[i] = style.Render(l)
 	}
-	return strings.Join(ls, "\n")
-}
-
-// status shows the form's errors, or the keys.
-func (s *tuiScreen) status() string {
-	var msgs []string
-	for _, err := range s.st.form.Errors() {
-		if s.st.gate.armed && errors.Is(err, errNotArmed) {
-			continue // stale: allowing is possible now
-		}
-		msgs = append(msgs, "! "+form.Line(err.Error()))
-	}
-	if len(msgs) == 0 {
-		legend := tuiLegend
-		if ansi.StringWidth(legend) > s.width {
-			legend = tuiShortLegend
-		}
-		return s.cfg.styles.faint.Render(wrapCells(legend, s.width))
-	}
-	return s.cfg.styles.warn.Render(wrapCells(strings.Join(msgs, "\n"), s.width))
+	return lines
 }
 
 func (s *tuiScreen) smallView() string {
-	msg := fmt.Sprintf("terminal too small: resize to at least %d×%d", tuiMinWidth, s.needRows)
+	msg := fmt.Sprintf("terminal too small for this request: resize to at least %dx%d; ctrl+c cancels",
+		max(s.width, tuiMinWidth), s.needRows)
 	if left := s.timeLeft(); left != "" {
 		msg += "\n" + left
 	}

@@ -2,9 +2,7 @@ package tui
 
 import (
 	"io"
-	"reflect"
 
-	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 )
@@ -13,10 +11,14 @@ import (
 // the colour profile comes from the terminal drawn on and the caller's
 // environment (NO_COLOR, CLICOLOR_FORCE, TERM, COLORTERM), not from stdout,
 // and nothing is set on lipgloss's process-wide default renderer, so two
-// prompts of one process on two terminals never share colours.
+// prompts of one process on two terminals never share colours. The colours
+// are the terminal's own 16, so they follow the person's palette.
 type tuiStyles struct {
 	bold, faint, warn lipgloss.Style
-	theme             *huh.Theme
+	caret             lipgloss.Style // the text field's cursor
+	// Drawn once, for every line that starts with them: the gutter, the
+	// focused question's border, the list's cursor.
+	gutter, border, pointer string
 }
 
 // newStyles returns the styles for drawing on w. Nothing askperm draws
@@ -27,30 +29,15 @@ func newStyles(w io.Writer, getenv func(string) string) tuiStyles {
 	r := lipgloss.NewRenderer(w)
 	r.SetColorProfile(out.EnvColorProfile())
 	r.SetHasDarkBackground(true)
-	theme := huh.ThemeBase16()
-	rebind(reflect.ValueOf(theme).Elem(), r)
+	faint, accent := r.NewStyle().Faint(true), r.NewStyle().Foreground(lipgloss.Color("6"))
 	return tuiStyles{
-		bold:  r.NewStyle().Bold(true),
-		faint: r.NewStyle().Faint(true),
-		warn:  r.NewStyle().Bold(true).Foreground(lipgloss.Color("9")),
-		theme: theme,
-	}
-}
-
-var styleType = reflect.TypeFor[lipgloss.Style]()
-
-// rebind moves every style in v, a struct of styles and structs of styles
-// such as huh.Theme, to the renderer r.
-func rebind(v reflect.Value, r *lipgloss.Renderer) {
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch {
-		case !f.CanSet():
-		case f.Type() == styleType:
-			f.Set(reflect.ValueOf(f.Interface().(lipgloss.Style).Renderer(r)))
-		case f.Kind() == reflect.Struct:
-			rebind(f, r)
-		}
+		bold:    r.NewStyle().Bold(true),
+		faint:   faint,
+		warn:    r.NewStyle().Bold(true).Foreground(lipgloss.Color("9")),
+		caret:   r.NewStyle().Reverse(true),
+		gutter:  faint.Render(gutterMark) + " ",
+		border:  accent.Render(focusBorder) + " ",
+		pointer: accent.Render(cursorMark),
 	}
 }
 

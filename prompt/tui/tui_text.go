@@ -5,77 +5,158 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 )
 
-// The request pane. bubbletea cuts lines wider than the window without a
-// trace, so everything here is wrapped to the width first. Column 0 belongs
-// to askperm: labels start there, the continuation of a wrapped value is
-// indented, and every line of multi-line request text starts with the
-// gutter, so request text can never pass for a label.
+// The request as text. bubbletea cuts lines wider than the window without
+// a trace, and a terminal left to wrap a line starts its tail at column 0,
+// so everything here is wrapped to the width first. Column 0 belongs to
+// askperm: its labels start there; every further line of a labelled value
+// and every line of multi-line text starts with the gutter. Request text
+// can never pass for a label.
+//
+// The facts are what a rule matches or the decision binds: server, tool,
+// source, action, every dimension's value, the workdir, the grants. They
+// stay in a fixed part of the screen. Everything else the request says of
+// itself (title, descriptions, hints, the stated reason, the arguments,
+// details) is the agent's words, each marked so, in a pane that scrolls.
 
-const hangIndent = "  "
+// The gutter starts every line that continues request text.
+const (
+	gutterMark  = "│"
+	gutterWidth = 2 // the mark and a space
+)
 
-// tuiRequestText is the request's summary and details, wrapped to width.
-func tuiRequestText(st tuiStyles, f *form.Form, width int) string {
-	var lines []string
-	for _, fl := range f.Summary() {
-		if fl.Multiline {
-			lines = append(lines, labelledLines(st, fl.Label+":", "", width)...)
-			lines = append(lines, gutterLines(st, fl.Value, width)...)
-			continue
-		}
-		lines = append(lines, labelledLines(st, fl.Label+":", fl.Value, width)...)
-	}
-	for _, p := range f.Details() {
-		lines = append(lines, labelledLines(st, "Detail:", p.Heading(), width)...)
-		lines = append(lines, gutterLines(st, p.Text, width)...)
-		if w := p.Warning(); w != "" {
-			lines = append(lines, st.warn.Render(wrapCells(w, width)))
+// agentsWords marks a label of the agent's words.
+const agentsWords = " (agent's words)"
+
+// factLines are the request's facts at width.
+func factLines(st tuiStyles, f *form.Form, width int) []string {
+	r := f.Req
+	var ls []string
+	add := func(label, value string) {
+		if value != "" {
+			ls = append(ls, labelled(st, label, value, width)...)
 		}
 	}
-	return strings.Join(lines, "\n")
+	add("Server", summaryOf(decision.Request{Server: r.Server, Alias: r.Alias}, "Server"))
+	add("Tool", summaryOf(decision.Request{Tool: r.Tool, Source: r.Source}, "Tool"))
+	add("Action", form.Line(r.Action))
+	for _, d := range r.Dimensions {
+		ls = append(ls, labelled(st, "Value of "+form.DimensionLabel(d), form.Line(d.Value), width)...)
+	}
+	if r.Workdir != nil {
+		add("Workdir", form.Line(r.Workdir.Value))
+	}
+	for _, g := range r.Grants {
+		add("Grant", f.GrantName(g))
+	}
+	return ls
 }
 
-// labelledLines is "label value" with a hanging indent, the label in
-// bold when it fits on the first line.
-func labelledLines(st tuiStyles, label, value string, width int) []string {
-	text := label
+// wordsLines are the agent's words at width: each under a label of
+// askperm's on a line of its own, every line of text behind the gutter.
+func wordsLines(st tuiStyles, f *form.Form, width int) []string {
+	r := f.Req
+	var ls []string
+	add := func(label, text string) {
+		if text != "" {
+			ls = append(ls, labelled(st, label, "", width)...)
+			ls = append(ls, gutterLines(st, text, width)...)
+		}
+	}
+	if r.Annotations != nil {
+		add("Title"+agentsWords, form.Line(r.Annotations.Title))
+	}
+	if r.Reason != "" {
+		add("Stated reason (agent's words, unverified)", form.Block(r.Reason))
+	}
+	if r.Arguments != nil {
+		add("Arguments"+agentsWords, summaryOf(decision.Request{Arguments: r.Arguments}, "Arguments"))
+	}
+	add("Action description"+agentsWords, form.Line(r.ActionDescription))
+	add("Tool hints"+agentsWords, summaryOf(decision.Request{Annotations: r.Annotations}, "Tool hints"))
+	if r.Workdir != nil {
+		add("Workdir label"+agentsWords, form.Line(r.Workdir.Label))
+	}
+	for _, g := range r.Grants {
+		add("Description of grant "+form.Line(g.Name)+agentsWords, form.Line(g.Description))
+	}
+	for _, p := range f.Details() {
+		ls = append(ls, labelled(st, "Detail"+agentsWords, p.Heading(), width)...)
+		ls = append(ls, gutterLines(st, p.Text, width)...)
+		if w := p.Warning(); w != "" {
+			ls = append(ls, st.warn.Render(wrapCells(w, width)))
+		}
+	}
+	return ls
+}
+
+// summaryOf is the value form's summary gives label for a request that
+// holds only part of one: form words these fields, and no other field (a
+// dimension named "Tool") can pass for them.
+func summaryOf(part decision.Request, label string) string {
+	for _, fl := range form.New(&part, form.Options{}).Summary() {
+		if fl.Label == label {
+			return fl.Value
+		}
+	}
+	return ""
+}
+
+// labelled is "label: value" wrapped to width, the label in bold when it
+// fits on the first line, every further line behind the gutter. An empty
+// value leaves "label:".
+func labelled(st tuiStyles, label, value string, width int) []string {
+	text := label + ":"
 	if value != "" {
 		text += " " + value
 	}
-	lines := hangingLines(text, width)
-	if rest, ok := strings.CutPrefix(lines[0], label); ok {
-		lines[0] = st.bold.Render(label) + rest
+	lines := continued(st, text, width)
+	if rest, ok := strings.CutPrefix(lines[0], label+":"); ok {
+		lines[0] = st.bold.Render(label+":") + rest
 	}
 	return lines
 }
 
-// hangingLines wraps a single-line text to width, indenting every line after
-// the first.
-func hangingLines(text string, width int) []string {
-	lines := strings.Split(wrapCells(text, width-len(hangIndent)), "\n")
+// continued wraps a single line of text holding request text to width,
+// every line after the first behind the gutter.
+func continued(st tuiStyles, text string, width int) []string {
+	lines := wrapLines(text, width-gutterWidth)
 	for i := 1; i < len(lines); i++ {
-		lines[i] = hangIndent + lines[i]
+		lines[i] = st.gutter + lines[i]
 	}
 	return lines
 }
 
-// gutterLines wraps multi-line request text (tabs and newlines kept as layout)
-// and starts each line with form's gutter.
+// gutterLines wraps multi-line text (tabs and newlines kept as layout)
+// and starts each line with the gutter.
 func gutterLines(st tuiStyles, text string, width int) []string {
-	var wrapped []string
+	var lines []string
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		wrapped = append(wrapped, wrapCells(form.ExpandTabs(l), width-2))
-	}
-	lines := strings.Split(form.Gutter(strings.Join(wrapped, "\n")), "\n")
-	for i, l := range lines {
-		lines[i] = st.faint.Render("│") + strings.TrimPrefix(l, "│")
+		for _, w := range wrapLines(form.ExpandTabs(l), width-gutterWidth) {
+			lines = append(lines, st.gutter+w)
+		}
 	}
 	return lines
 }
 
-// wrapCells wraps text to width cells, at spaces where it can.
+// hanging wraps askperm's own text to width, indenting every line after
+// the first.
+func hanging(text string, width int) []string {
+	lines := wrapLines(text, width-2)
+	for i := 1; i < len(lines); i++ {
+		lines[i] = "  " + lines[i]
+	}
+	return lines
+}
+
+// wrapLines wraps text to width cells, at spaces where it can.
+func wrapLines(text string, width int) []string {
+	return strings.Split(wrapCells(text, width), "\n")
+}
+
 func wrapCells(text string, width int) string {
 	return ansi.Wrap(text, max(1, width), "")
 }

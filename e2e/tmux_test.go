@@ -1,0 +1,232 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tuiTmux is askperm's terminal UI in a tmux pane: a real terminal
+// emulator, whose screen capture-pane shows as a person sees it.
+type tuiTmux struct {
+	t         *testing.T
+	sock, dir string
+}
+
+// startTUITmux runs askperm's terminal UI with req on stdin in a detached
+// tmux pane cols × rows, its own tmux server, state and configuration;
+// stdout, stderr and the exit code go to files.
+func startTUITmux(t *testing.T, cols, rows int, req []byte) *tuiTmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
+	p := &tuiTmux{t: t, dir: t.TempDir()}
+	p.sock = filepath.Join(p.dir, "sock")
+	if err := os.WriteFile(filepath.Join(p.dir, "req.json"), req, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("cd %q && XDG_STATE_HOME=%[1]q XDG_CONFIG_HOME=%[1]q %q --frontend tui --timeout 60s <req.json >out.json 2>err.txt; echo $? >code", p.dir, bin)
+	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
+	t.Cleanup(func() { exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
+	return p
+}
+
+func (p *tuiTmux) tmux(args ...string) string {
+	p.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...)
+	cmd.Env = baseEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// rows are the pane's rows as shown.
+func (p *tuiTmux) rows() []string {
+	return strings.Split(strings.TrimRight(p.tmux("capture-pane", "-p", "-t", "t"), "\n"), "\n")
+}
+
+// waitRows waits until the rows satisfy ok, and returns them.
+func (p *tuiTmux) waitRows(what string, ok func([]string) bool) []string {
+	p.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		rows := p.rows()
+		if ok(rows) {
+			return rows
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out waiting for %s; screen:\n%s", what, strings.Join(rows, "\n"))
+		}
+	}
+}
+
+// decision waits for askperm to exit 0 and returns its decision.
+func (p *tuiTmux) decision() map[string]any {
+	p.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if code, err := os.ReadFile(filepath.Join(p.dir, "code")); err == nil && len(code) > 0 {
+			out, _ := os.ReadFile(filepath.Join(p.dir, "out.json"))
+			if stderr, _ := os.ReadFile(filepath.Join(p.dir, "err.txt")); strings.TrimSpace(string(code)) != "0" {
+				p.t.Fatalf("exit %s; stderr: %s", code, stderr)
+			}
+			return checkDecision(p.t, string(out))
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("askperm did not exit; screen:\n%s", strings.Join(p.rows(), "\n"))
+		}
+	}
+}
+
+// tmuxPlanted ends every label planted in the agent's words.
+const tmuxPlanted = "PLANTED"
+
+// tmuxFakes are askperm's labels, planted in the agent's words.
+var tmuxFakes = []string{
+	"Command [command]: go test ./...",
+	"Value of Command [command]: go test ./...",
+	"Server: trusted",
+	"Tool: read_file (from engine:1)",
+	"Action: read",
+	"Grant: fs.read",
+	"Rule to save: allow read_file",
+	"┃ > Allow once",
+}
+
+// tmuxHostileText is free text that tries to start a row of a pane cols
+// wide with a fake label: behind fills of every length around the width
+// (letters, spaces, tabs, wide characters), over many lines.
+func tmuxHostileText(rng *rand.Rand, cols int, multi bool) string {
+	fills := []func(n int) string{
+		func(n int) string { return strings.Repeat("x", n) },
+		func(n int) string { return "word " + strings.Repeat(" ", n) },
+		func(n int) string { return strings.Repeat("全", n/2) },
+		func(n int) string { return strings.Repeat("漢a", n/3) },
+	}
+	if multi {
+		fills = append(fills, func(n int) string { return strings.Repeat("\t", n/8) + "\n" })
+	}
+	var b strings.Builder
+	for range 2 + rng.IntN(8) {
+		n := cols - 4 + rng.IntN(8)
+		if rng.IntN(3) == 0 {
+			n += cols
+		}
+		b.WriteString(fills[rng.IntN(len(fills))](n))
+		b.WriteString(tmuxFakes[rng.IntN(len(tmuxFakes))] + " " + tmuxPlanted + " ")
+		if multi && rng.IntN(2) == 0 {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// tmuxHostileRequest is a request with short facts and hostile agent's
+// words: a long reason, title, action and grant descriptions, arguments,
+// many details. It returns the fact rows a person must see.
+func tmuxHostileRequest(t *testing.T, rng *rand.Rand, cols int) ([]byte, []string) {
+	t.Helper()
+	text := func(multi bool) string { return tmuxHostileText(rng, cols, multi) }
+	n := rng.IntN(1000)
+	var details []map[string]string
+	for range rng.IntN(40) {
+		details = append(details, map[string]string{"label": text(false), "text": text(true)})
+	}
+	req := map[string]any{
+		"server": fmt.Sprintf("srv-%d", n), "tool": fmt.Sprintf("tool_%d", n), "source": "engine:1",
+		"action": "exec", "action_description": text(false), "reason": text(true),
+		"dimensions": []any{map[string]any{"name": "command", "label": "Command", "value": fmt.Sprintf("rm -rf /tmp/%d", n),
+			"scopes": []any{map[string]any{"label": "this command", "match": "rm"}}}},
+		"workdir":     map[string]string{"value": "/w", "label": text(false)},
+		"grants":      []any{map[string]string{"name": fmt.Sprintf("g.%d", n), "description": text(false)}},
+		"details":     details,
+		"arguments":   map[string]string{"command": text(true)},
+		"annotations": map[string]string{"title": text(false)},
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, []string{
+		fmt.Sprintf("Server: srv-%d", n),
+		fmt.Sprintf("Tool: tool_%d (from engine:1)", n),
+		"Action: exec",
+		fmt.Sprintf("Value of Command [command]: rm -rf /tmp/%d", n),
+		"Workdir: /w",
+		fmt.Sprintf("Grant: g.%d", n),
+	}
+}
+
+// tmuxRangeRow is the pane's rule while not all the agent's words fit.
+var tmuxRangeRow = regexp.MustCompile(`lines (\d+)-(\d+) of (\d+)`)
+
+// TestTUILayoutInTmux: in a real terminal emulator, for generated hostile
+// requests at several sizes, the facts are on the first screen, at the
+// top, each whole on its row, and stay there on every page of the agent's
+// words; no planted label starts a row, on any page.
+func TestTUILayoutInTmux(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {57, 40}, {132, 43}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(uint64(size[0]), uint64(size[1])))
+			for range 3 {
+				req, facts := tmuxHostileRequest(t, rng, size[0])
+				p := startTUITmux(t, size[0], size[1], req)
+				first := p.waitRows("the prompt", func(rows []string) bool { return slices.Contains(rows, "┃ > Deny once") })
+				at := tmuxFactRows(t, first, facts)
+				time.Sleep(tuiArmWait)
+				for rows := first; ; {
+					tmuxNoPlantedLabel(t, rows)
+					if got := tmuxFactRows(t, rows, facts); !slices.Equal(got, at) {
+						t.Fatalf("the facts moved from rows %v to %v:\n%s", at, got, strings.Join(rows, "\n"))
+					}
+					m := tmuxRangeRow.FindStringSubmatch(strings.Join(rows, "\n"))
+					if m == nil || m[2] == m[3] {
+						break
+					}
+					p.tmux("send-keys", "-t", "t", "NPage")
+					rows = p.waitRows("the next page", func(rows []string) bool {
+						return !strings.Contains(strings.Join(rows, "\n"), m[0])
+					})
+				}
+				p.tmux("send-keys", "-t", "t", "C-c")
+				wantDeny(t, p.decision(), "cancelled", "tui")
+			}
+		})
+	}
+}
+
+// tmuxFactRows returns the row of each fact; each must be a row whole.
+func tmuxFactRows(t *testing.T, rows, facts []string) []int {
+	t.Helper()
+	at := make([]int, len(facts))
+	for i, f := range facts {
+		if at[i] = slices.Index(rows, f); at[i] < 0 {
+			t.Fatalf("fact %q is not a row of the screen:\n%s", f, strings.Join(rows, "\n"))
+		}
+	}
+	return at
+}
+
+// tmuxNoPlantedLabel fails when a row holding planted text starts with
+// anything but askperm's gutter or one of its labels of the agent's words.
+func tmuxNoPlantedLabel(t *testing.T, rows []string) {
+	t.Helper()
+	for _, r := range rows {
+		if strings.Contains(r, tmuxPlanted) && !tmuxAgentRow.MatchString(r) {
+			t.Fatalf("planted text starts a row: %q\n%s", r, strings.Join(rows, "\n"))
+		}
+	}
+}
+
+// tmuxAgentRow is how a row holding the agent's words starts.
+var tmuxAgentRow = regexp.MustCompile(`^(│ |Detail \(agent's words\): |Description of grant )`)

@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/muesli/cancelreader"
+)
+
+// Input counts only when the person could have read the question. One
+// goroutine reads the terminal for the whole prompt and stamps each chunk
+// with the time it arrived, however long the screen takes over what came
+// before. The stage on screen judges each chunk by that stamp as it
+// arrives: a chunk that came before the stage's question had been on the
+// terminal for the arming delay, or less than the delay after the last
+// discarded chunk, is discarded and never reaches the stage's program. So
+// keys typed while the person could not yet have read the question are
+// lost whatever the program is doing, and input counts only once the
+// person has paused. Ctrl-C alone passes: it cancels, which denies.
+
+// ctrlC is the byte Ctrl-C sends in raw mode.
+const ctrlC = 0x03
+
+// errHungUp means the terminal went away (its other side closed).
+var errHungUp = errors.New("the terminal hung up")
+
+// keySource reads the terminal and hands each chunk, stamped, to the
+// stage that is on screen.
+type keySource struct {
+	r    cancelreader.CancelReader
+	now  func() time.Time
+	done chan struct{}
+
+	mu   sync.Mutex
+	sink *stageInput // nil between stages: input then is discarded
+	err  error       // why reading ended; nil while it goes on
+}
+
+// readKeys starts reading term.
+func readKeys(term *os.File, now func() time.Time) (*keySource, error) {
+	r, err := cancelreader.NewReader(term)
+	if err != nil {
+		return nil, fmt.Errorf("reading the terminal: %w", err)
+	}
+	k := &keySource{r: r, now: now, done: make(chan struct{})}
+	go k.pump()
+	return k, nil
+}
+
+func (k *keySource) pump() {
+	defer close(k.done)
+	buf := make([]byte, 4096)
+	for {
+		n, err := k.r.Read(buf)
+		at := k.now()
+		if n > 0 {
+			k.mu.Lock()
+			sink := k.sink
+			k.mu.Unlock()
+			if sink != nil {
+				sink.offer(bytes.Clone(buf[:n]), at)
+			}
+		}
+		if err != nil {
+			k.fail(err)
+			return
+		}
+	}
+}
+
+// fail ends reading. Anything but a cancellation is a hang-up: in raw
+// mode a terminal reads nothing (EOF) or fails (EIO) only when its other
+// side is gone. The error never wraps io.EOF, which bubbletea would take
+// for a quiet end of input.
+func (k *keySource) fail(err error) {
+	if !errors.Is(err, cancelreader.ErrCanceled) {
+		err = fmt.Errorf("%w: %v", errHungUp, err)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.err = err
+	if k.sink != nil {
+		k.sink.close(err)
+	}
+}
+
+// attach makes a new stage's input the one chunks go to, judged by gate.
+func (k *keySource) attach(gate *armGate) *stageInput {
+	in := newStageInput(gate)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.err != nil {
+		in.close(k.err)
+		return in
+	}
+	k.sink = in
+	return in
+}
+
+// detach ends a stage's input: its reader sees EOF and later chunks go
+// nowhere until the next stage attaches.
+func (k *keySource) detach(in *stageInput) {
+	k.mu.Lock()
+	if k.sink == in {
+		k.sink = nil
+	}
+	k.mu.Unlock()
+	in.close(io.EOF)
+}
+
+// stop ends reading and waits for the reading goroutine.
+func (k *keySource) stop() {
+	k.r.Cancel()
+	<-k.done
+	k.r.Close()
+}
+
+// stageInput is what one stage's program reads: the chunks its gate
+// admitted, in order.
+type stageInput struct {
+	gate *armGate
+	mu   sync.Mutex
+	more *sync.Cond
+	buf  []byte
+	err  error
+}
+
+func newStageInput(gate *armGate) *stageInput {
+	in := &stageInput{gate: gate}
+	in.more = sync.NewCond(&in.mu)
+	return in
+}
+
+// offer judges a chunk that arrived at at.
+func (in *stageInput) offer(b []byte, at time.Time) {
+	if !in.gate.admit(at) {
+		if bytes.IndexByte(b, ctrlC) < 0 {
+			return
+		}
+		b = []byte{ctrlC}
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.err == nil {
+		in.buf = append(in.buf, b...)
+		in.more.Signal()
+	}
+}
+
+func (in *stageInput) close(err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.err == nil {
+		in.err = err
+		in.more.Broadcast()
+	}
+}
+
+// Read blocks until admitted input is there or the input ends.
+func (in *stageInput) Read(p []byte) (int, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for len(in.buf) == 0 && in.err == nil {
+		in.more.Wait()
+	}
+	if len(in.buf) == 0 {
+		return 0, in.err
+	}
+	n := copy(p, in.buf)
+	in.buf = in.buf[n:]
+	return n, nil
+}
+
+// armGate decides, for one stage, whether input that arrived at a given
+// time counts. It learns what is on the terminal from two sides: the
+// screen says whether each frame it renders holds the whole question, and
+// the terminal's writer says when each frame was written.
+type armGate struct {
+	delay time.Duration
+	now   func() time.Time
+
+	mu        sync.Mutex
+	want      bool      // the last frame rendered holds the whole question
+	wantSince time.Time // when want last changed
+	shown     time.Time // since when the question is on the terminal; zero: it is not
+	lastDrop  time.Time // arrival of the last discarded input
+}
+
+func newArmGate(delay time.Duration, now func() time.Time) *armGate {
+	return &armGate{delay: max(0, delay), now: now}
+}
+
+// rendered records whether the frame just rendered holds the whole
+// question.
+func (g *armGate) rendered(complete bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if complete != g.want {
+		g.want, g.wantSince = complete, g.now()
+	}
+}
+
+// wrote records that a write to the terminal, begun at start, is done. A
+// write begun before the last change of frame carries an older frame.
+func (g *armGate) wrote(start time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case start.Before(g.wantSince):
+	case !g.want:
+		g.shown = time.Time{}
+	case g.shown.IsZero():
+		g.shown = g.now()
+	}
+}
+
+// admit reports whether input that arrived at at counts. Input that does
+// not restarts the delay.
+func (g *armGate) admit(at time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shown.IsZero() || at.Before(g.shown.Add(g.delay)) || at.Before(g.lastDrop.Add(g.delay)) {
+		if at.After(g.lastDrop) {
+			g.lastDrop = at
+		}
+		return false
+	}
+	return true
+}
+
+// armedAt is when input will count if none arrives before; ok is false
+// while the question is not on the terminal.
+func (g *armGate) armedAt() (at time.Time, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shown.IsZero() {
+		return time.Time{}, false
+	}
+	at = g.shown.Add(g.delay)
+	if quiet := g.lastDrop.Add(g.delay); quiet.After(at) {
+		at = quiet
+	}
+	return at, true
+}
+
+// frameOutput is the terminal as the stage's program writes to it,
+// telling the gate when each write is done. It is a terminal file for
+// bubbletea, which reads the window size from it.
+type frameOutput struct {
+	*os.File
+	gate *armGate
+}
+
+func (o frameOutput) Write(p []byte) (int, error) {
+	start := o.gate.now()
+	n, err := o.File.Write(p)
+	o.gate.wrote(start)
+	return n, err
+}
+
+// WriteString hides the file's own, which would bypass Write.
+func (o frameOutput) WriteString(s string) (int, error) { return o.Write([]byte(s)) }
