@@ -108,9 +108,13 @@ func (f *Form) grantsQuestion() Question {
 		get:   func(a Answer) []string { return slices.Clone(a.Grants) },
 		set: func(a *Answer, v []string) {
 			// In request order, whatever order they were chosen in.
+			chosen := make(map[string]bool, len(v))
+			for _, name := range v {
+				chosen[name] = true
+			}
 			a.Grants = nil
 			for _, g := range f.Req.Grants {
-				if slices.Contains(v, g.Name) {
+				if chosen[g.Name] {
 					a.Grants = append(a.Grants, g.Name)
 				}
 			}

@@ -62,7 +62,7 @@ func (f *Form) Details() []DetailPreview {
 }
 
 // HiddenWarning is the warning frontends show when HasHidden.
-const HiddenWarning = "This request contains hidden or reordering characters; they are shown as \\u{...} escapes."
+const HiddenWarning = "This request contains hidden or reordering characters, or characters of uncertain width; they are shown as \\u{...} escapes."
 
 // HasHidden reports whether any text of the request holds characters that
 // hide or reorder text.

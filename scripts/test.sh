@@ -17,8 +17,9 @@ go test -count=1 -timeout 20m ./...
 # exceeded" when the clock ends during a minimisation.
 fuzztime=${FUZZTIME:-60000x}
 for target in decision:FuzzParse decision:FuzzParseDecision decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
-	form:FuzzLine form:FuzzBlock form:FuzzLineInjective internal/policy:FuzzRulesFile internal/policy:FuzzPath; do
+	decision:FuzzGlobGuard form:FuzzLine form:FuzzBlock form:FuzzLineInjective form:FuzzWidthAgrees \
+	internal/policy:FuzzRulesFile internal/policy:FuzzPath; do
 	pkg=${target%%:*} name=${target##*:}
-	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "./$pkg"
+	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 100x "./$pkg"
 done
 echo "all tests passed"
