@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
@@ -402,98 +399,6 @@ func TestLineRuleWrapped(t *testing.T) {
 	wantDeny(t, lineDecision(t, s, 0), "user", "line")
 }
 
-// tmuxPane is askperm's line prompt running in a tmux pane: a real
-// terminal emulator, which wraps what is wider than it.
-type tmuxPane struct {
-	t         *testing.T
-	sock, dir string
-}
-
-// startTmux runs askperm with req on stdin in a detached tmux pane cols ×
-// rows; stdout, stderr and the exit code go to files.
-func startTmux(t *testing.T, cols, rows int, req []byte) *tmuxPane {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("no tmux")
-	}
-	p := &tmuxPane{t: t, dir: t.TempDir()}
-	p.sock = filepath.Join(p.dir, "sock")
-	if err := os.WriteFile(filepath.Join(p.dir, "req.json"), req, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	script := fmt.Sprintf("cd %q && TERM=dumb %q --frontend line --timeout 30s <req.json >out.json 2>err.txt; echo $? >code", p.dir, bin)
-	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
-	t.Cleanup(func() { exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
-	return p
-}
-
-func (p *tmuxPane) tmux(args ...string) string {
-	p.t.Helper()
-	cmd := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...)
-	cmd.Env = baseEnv()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		p.t.Fatalf("tmux %v: %v: %s", args, err, out)
-	}
-	return string(out)
-}
-
-// screen is the pane's visible rows.
-func (p *tmuxPane) screen() []string {
-	return strings.Split(strings.TrimRight(p.tmux("capture-pane", "-p", "-t", "t"), "\n"), "\n")
-}
-
-// history is every row the pane shows or scrolled away.
-func (p *tmuxPane) history() []string {
-	return strings.Split(strings.TrimRight(p.tmux("capture-pane", "-p", "-t", "t", "-S", "-", "-E", "-"), "\n"), "\n")
-}
-
-// waitForCount waits until the pane's visible rows hold text n times.
-func (p *tmuxPane) waitForCount(text string, n int) []string {
-	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		rows := p.screen()
-		if strings.Count(strings.Join(rows, "\n"), text) >= n {
-			return rows
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("timed out waiting for %q ×%d; screen:\n%s", text, n, strings.Join(rows, "\n"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// answer waits out the arming delay and types line and Enter.
-func (p *tmuxPane) answer(line string) {
-	p.t.Helper()
-	time.Sleep(lineArmWait)
-	if line != "" {
-		p.tmux("send-keys", "-t", "t", "-l", line)
-	}
-	p.tmux("send-keys", "-t", "t", "Enter")
-}
-
-// result waits for askperm to exit and returns its decision and stderr.
-func (p *tmuxPane) result() (map[string]any, string) {
-	p.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if code, err := os.ReadFile(filepath.Join(p.dir, "code")); err == nil && len(code) > 0 {
-			out, _ := os.ReadFile(filepath.Join(p.dir, "out.json"))
-			stderr, _ := os.ReadFile(filepath.Join(p.dir, "err.txt"))
-			if strings.TrimSpace(string(code)) != "0" {
-				p.t.Fatalf("exit %s; stderr: %s", code, stderr)
-			}
-			return checkDecision(p.t, string(out)), string(stderr)
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("askperm did not exit; screen:\n%s", strings.Join(p.screen(), "\n"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestLineLayoutInTerminal: in a real terminal emulator, padded and wide
 // request text never wraps into a row that starts with request text, nor
 // into one that passes for askperm's own.
@@ -501,7 +406,7 @@ func TestLineLayoutInTerminal(t *testing.T) {
 	for _, cols := range []int{37, 80} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
 			t.Parallel()
-			p := startTmux(t, cols, 50, hostileLineRequest(t, cols))
+			p := startTmux(t, cols, 50, hostileLineRequest(t, cols), "line")
 			p.waitForCount("/m/?]:", 1)
 			checkLineRows(t, p.history(), cols)
 			p.answer("n")
@@ -531,7 +436,7 @@ func TestLineFactsRightAboveQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startTmux(t, 80, 24, b)
+	p := startTmux(t, 80, 24, b, "line")
 	want := []string{
 		"Key facts:",
 		"Server: fs-default",

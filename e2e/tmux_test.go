@@ -14,33 +14,38 @@ import (
 	"time"
 )
 
-// tuiTmux is askperm's terminal UI in a tmux pane: a real terminal
-// emulator, whose screen capture-pane shows as a person sees it.
-type tuiTmux struct {
+// tmuxPane is askperm in a tmux pane: a real terminal emulator, which
+// wraps what is wider than it, and whose screen capture-pane shows as a
+// person sees it.
+type tmuxPane struct {
 	t         *testing.T
 	sock, dir string
 }
 
-// startTUITmux runs askperm's terminal UI with req on stdin in a detached
-// tmux pane cols × rows, its own tmux server, state and configuration;
-// stdout, stderr and the exit code go to files.
-func startTUITmux(t *testing.T, cols, rows int, req []byte) *tuiTmux {
+// startTmux runs askperm's frontend (tui or line) with req on stdin in a
+// detached tmux pane cols × rows, on its own tmux server, in baseEnv (no
+// state, no configuration); stdout, stderr and the exit code go to files.
+func startTmux(t *testing.T, cols, rows int, req []byte, frontend string) *tmuxPane {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("no tmux")
 	}
-	p := &tuiTmux{t: t, dir: t.TempDir()}
+	p := &tmuxPane{t: t, dir: t.TempDir()}
 	p.sock = filepath.Join(p.dir, "sock")
 	if err := os.WriteFile(filepath.Join(p.dir, "req.json"), req, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	script := fmt.Sprintf("cd %q && XDG_STATE_HOME=%[1]q XDG_CONFIG_HOME=%[1]q %q --frontend tui --timeout 60s <req.json >out.json 2>err.txt; echo $? >code", p.dir, bin)
+	term := ""
+	if frontend == "line" {
+		term = "TERM=dumb "
+	}
+	script := fmt.Sprintf("cd %q && %s%q --frontend %s --timeout 60s <req.json >out.json 2>err.txt; echo $? >code", p.dir, term, bin, frontend)
 	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
 	t.Cleanup(func() { exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
 	return p
 }
 
-func (p *tuiTmux) tmux(args ...string) string {
+func (p *tmuxPane) tmux(args ...string) string {
 	p.t.Helper()
 	cmd := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...)
 	cmd.Env = baseEnv()
@@ -51,13 +56,18 @@ func (p *tuiTmux) tmux(args ...string) string {
 	return string(out)
 }
 
-// rows are the pane's rows as shown.
-func (p *tuiTmux) rows() []string {
+// rows are the pane's visible rows.
+func (p *tmuxPane) rows() []string {
 	return strings.Split(strings.TrimRight(p.tmux("capture-pane", "-p", "-t", "t"), "\n"), "\n")
 }
 
+// history is every row the pane shows or scrolled away.
+func (p *tmuxPane) history() []string {
+	return strings.Split(strings.TrimRight(p.tmux("capture-pane", "-p", "-t", "t", "-S", "-", "-E", "-"), "\n"), "\n")
+}
+
 // waitRows waits until the rows satisfy ok, and returns them.
-func (p *tuiTmux) waitRows(what string, ok func([]string) bool) []string {
+func (p *tmuxPane) waitRows(what string, ok func([]string) bool) []string {
 	p.t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		rows := p.rows()
@@ -70,21 +80,47 @@ func (p *tuiTmux) waitRows(what string, ok func([]string) bool) []string {
 	}
 }
 
-// decision waits for askperm to exit 0 and returns its decision.
-func (p *tuiTmux) decision() map[string]any {
+// waitForCount waits until text shows at least n times on the screen.
+func (p *tmuxPane) waitForCount(text string, n int) []string {
+	p.t.Helper()
+	return p.waitRows(fmt.Sprintf("%q ×%d", text, n), func(rows []string) bool {
+		return strings.Count(strings.Join(rows, "\n"), text) >= n
+	})
+}
+
+// answer waits out the line prompt's arming delay and types line and
+// Enter.
+func (p *tmuxPane) answer(line string) {
+	p.t.Helper()
+	time.Sleep(lineArmWait)
+	if line != "" {
+		p.tmux("send-keys", "-t", "t", "-l", line)
+	}
+	p.tmux("send-keys", "-t", "t", "Enter")
+}
+
+// result waits for askperm to exit 0 and returns its decision and stderr.
+func (p *tmuxPane) result() (map[string]any, string) {
 	p.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if code, err := os.ReadFile(filepath.Join(p.dir, "code")); err == nil && len(code) > 0 {
 			out, _ := os.ReadFile(filepath.Join(p.dir, "out.json"))
-			if stderr, _ := os.ReadFile(filepath.Join(p.dir, "err.txt")); strings.TrimSpace(string(code)) != "0" {
+			stderr, _ := os.ReadFile(filepath.Join(p.dir, "err.txt"))
+			if strings.TrimSpace(string(code)) != "0" {
 				p.t.Fatalf("exit %s; stderr: %s", code, stderr)
 			}
-			return checkDecision(p.t, string(out))
+			return checkDecision(p.t, string(out)), string(stderr)
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("askperm did not exit; screen:\n%s", strings.Join(p.rows(), "\n"))
 		}
 	}
+}
+
+// decision waits for askperm to exit 0 and returns its decision.
+func (p *tmuxPane) decision() map[string]any {
+	d, _ := p.result()
+	return d
 }
 
 // tmuxPlanted ends every label planted in the agent's words.
@@ -180,7 +216,7 @@ func TestTUILayoutInTmux(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(size[0]), uint64(size[1])))
 			for range 3 {
 				req, facts := tmuxHostileRequest(t, rng, size[0])
-				p := startTUITmux(t, size[0], size[1], req)
+				p := startTmux(t, size[0], size[1], req, "tui")
 				first := p.waitRows("the prompt", func(rows []string) bool { return slices.Contains(rows, "┃ > Deny once") })
 				at := tmuxFactRows(t, first, facts)
 				time.Sleep(tuiArmWait)
