@@ -1,47 +1,39 @@
 package policy
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"time"
+	"math"
+	"strconv"
 )
 
 // jsonValue turns a value of a rules file into the form request
 // arguments take (json.Number for numbers), so that the two compare.
 // TOML dates and times have no JSON form and are refused.
 func jsonValue(v any) (any, error) {
-	if hasTime(v) {
-		return nil, fmt.Errorf("%v: dates and times are not JSON values", v)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var out any
-	return out, d.Decode(&out)
-}
-
-func hasTime(v any) bool {
 	switch v := v.(type) {
-	case time.Time:
-		return true
+	case int64:
+		return json.Number(strconv.FormatInt(v, 10)), nil
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil, fmt.Errorf("%v is not a JSON number", v)
+		}
+		return json.Number(strconv.FormatFloat(v, 'g', -1, 64)), nil
+	case string, bool:
+		return v, nil
 	case []any:
-		for _, e := range v {
-			if hasTime(e) {
-				return true
-			}
-		}
+		return jsonValues(v)
 	case map[string]any:
-		for _, e := range v {
-			if hasTime(e) {
-				return true
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			var err error
+			if out[k], err = jsonValue(e); err != nil {
+				return nil, err
 			}
 		}
+		return out, nil
 	}
-	return false
+	return nil, fmt.Errorf("%v: dates and times are not JSON values", v)
 }
 
 // jsonValues is jsonValue of each.
