@@ -131,6 +131,7 @@ func (s *tuiScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 var stageKeys = map[tea.KeyType]bool{
 	tea.KeyUp: true, tea.KeyDown: true, tea.KeyEnter: true, tea.KeyTab: true, tea.KeyShiftTab: true,
 	tea.KeySpace: true, tea.KeyBackspace: true, tea.KeyRunes: true,
+	tea.KeyLeft: true, tea.KeyRight: true, // the cursor in the denial reason
 }
 
 // key acts on askperm's keys and drops every other: Ctrl-C and Esc cancel,

@@ -1,11 +1,9 @@
 package tui
 
 import (
-	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/askperm/askperm/form"
 )
@@ -30,55 +28,6 @@ type stage interface {
 	legend() string
 }
 
-// choiceStage asks stage "choice": the offered choices with a's choice
-// focused (deny once unless Back brought another), then, for a deny, the
-// optional reason, prefilled with what was typed before a Back.
-type choiceStage struct {
-	st      tuiStyles
-	f       *form.Form
-	a       *form.Answer
-	choices []form.Choice
-	list    *optionList
-	reason  string
-	typing  bool // the reason has the focus
-	err     string
-}
-
-func newChoiceStage(st tuiStyles, f *form.Form, a *form.Answer) *choiceStage {
-	c := &choiceStage{st: st, f: f, a: a, choices: f.Choices(), reason: a.Message}
-	labels := make([]string, len(c.choices))
-	for i, ch := range c.choices {
-		labels[i] = form.ChoiceLabel(ch)
-	}
-	cursor := slices.Index(c.choices, a.Choice)
-	if cursor < 0 {
-		cursor = slices.Index(c.choices, form.DenyOnce)
-	}
-	c.list = &optionList{st: st, title: "Your decision", labels: labels, whole: true, cursor: cursor}
-	return c
-}
-
-func (c *choiceStage) chosen() form.Choice { return c.choices[c.list.cursor] }
-
-func (c *choiceStage) key(k tea.KeyMsg) bool {
-	c.err = ""
-	if c.typing {
-		return c.typeKey(k)
-	}
-	switch k.Type {
-	case tea.KeyUp, tea.KeyDown:
-		c.list.move(arrow(k))
-	case tea.KeyEnter:
-		if c.chosen().IsAllow() {
-			return c.answer(c.a.Message)
-		}
-		c.typing = true
-	case tea.KeyTab: // on to the reason; never confirms an allow
-		c.typing = !c.chosen().IsAllow()
-	}
-	return false
-}
-
 // arrow is the move Up or Down makes.
 func arrow(k tea.KeyMsg) int {
 	if k.Type == tea.KeyUp {
@@ -87,82 +36,13 @@ func arrow(k tea.KeyMsg) int {
 	return 1
 }
 
-func (c *choiceStage) typeKey(k tea.KeyMsg) bool {
-	switch k.Type {
-	case tea.KeyRunes, tea.KeySpace:
-		c.reason += string(k.Runes)
-	case tea.KeyBackspace:
-		if r := []rune(c.reason); len(r) > 0 {
-			c.reason = string(r[:len(r)-1])
-		}
-	case tea.KeyShiftTab:
-		c.typing = false
-	case tea.KeyEnter:
-		return c.answer(c.reason)
-	}
-	return false
-}
-
-// answer validates the chosen choice with message and keeps it in a.
-func (c *choiceStage) answer(message string) bool {
-	ans := *c.a
-	ans.Choice, ans.Message = c.chosen(), message
-	if err := c.f.CheckChoice(ans); err != nil {
-		c.err = err.Error()
-		return false
-	}
-	*c.a = ans
-	return true
-}
-
-func (c *choiceStage) note(int) []string { return nil }
-
-func (c *choiceStage) view(width, rows int) []string {
-	if !c.typing {
-		return c.list.view(width, rows)
-	}
-	st := c.st
-	lines := hanging("  Chosen: "+form.ChoiceLabel(c.chosen()), width)
-	for _, t := range wrapLines("Denial reason (optional)", width-listIndent) {
-		lines = append(lines, st.border+st.bold.Render(t))
-	}
-	for _, t := range wrapLines("Enter to go on, Shift+Tab to change the decision.", width-listIndent) {
-		lines = append(lines, st.border+st.faint.Render(t))
-	}
-	return append(lines, st.border+st.pointer+c.field(width-listIndent-len(cursorMark)))
-}
-
-// field is the reason as typed, its end within width with the cursor.
-func (c *choiceStage) field(width int) string {
-	text := form.Line(c.reason)
-	if w, room := ansi.StringWidth(text), width-1; w > room {
-		text = ansi.TruncateLeft(text, w-room+len(elided), elided)
-	}
-	return text + c.st.caret.Render(" ")
-}
-
-// elided stands for the start of a reason too long to show whole.
-const elided = "..."
-
-func (c *choiceStage) minRows(width int) int {
-	if !c.typing {
-		return c.list.minRows(width)
-	}
-	return len(c.view(width, 0))
-}
-
-func (c *choiceStage) problem() string { return c.err }
-
-func (c *choiceStage) legend() string {
-	if c.typing {
-		return "type a reason · enter: confirm · shift+tab: back · esc: cancel"
-	}
-	return "up/down: choose · enter: confirm · esc: cancel"
-}
-
 // ruleStage asks stage "rule": the form's rule questions one at a time,
 // each a list (a multi-select for the grants), then Save or Back. The exact
-// rule is stated above the question as it changes.
+// rule is stated above the question as it changes. Its lists are askperm's
+// optionList, not huh's Select or MultiSelect: those wrap and draw every
+// option on every key, and the protocol allows a thousand scopes or grants
+// of 4 KiB labels, where huh's Select took 547 ms per key (optionList
+// draws only the options around the cursor).
 type ruleStage struct {
 	st    tuiStyles
 	f     *form.Form

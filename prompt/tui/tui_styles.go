@@ -2,7 +2,9 @@ package tui
 
 import (
 	"io"
+	"reflect"
 
+	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 )
@@ -15,11 +17,15 @@ import (
 // are the terminal's own 16, so they follow the person's palette.
 type tuiStyles struct {
 	bold, faint, warn lipgloss.Style
-	caret             lipgloss.Style // the text field's cursor
 	// Drawn once, for every line that starts with them: the gutter, the
 	// focused question's border, the list's cursor.
 	gutter, border, pointer string
+	// theme draws the huh fields, on the same renderer.
+	theme *huh.Theme
 }
+
+// accent is the colour of the focused question's border and cursor.
+const accent = lipgloss.Color("6")
 
 // newStyles returns the styles for drawing on w. Nothing askperm draws
 // adapts to the background: declaring it dark keeps the renderer from ever
@@ -29,15 +35,44 @@ func newStyles(w io.Writer, getenv func(string) string) tuiStyles {
 	r := lipgloss.NewRenderer(w)
 	r.SetColorProfile(out.EnvColorProfile())
 	r.SetHasDarkBackground(true)
-	faint, accent := r.NewStyle().Faint(true), r.NewStyle().Foreground(lipgloss.Color("6"))
+	faint, focus := r.NewStyle().Faint(true), r.NewStyle().Foreground(accent)
 	return tuiStyles{
 		bold:    r.NewStyle().Bold(true),
 		faint:   faint,
 		warn:    r.NewStyle().Bold(true).Foreground(lipgloss.Color("9")),
-		caret:   r.NewStyle().Reverse(true),
 		gutter:  faint.Render(gutterMark) + " ",
-		border:  accent.Render(focusBorder) + " ",
-		pointer: accent.Render(cursorMark),
+		border:  focus.Render(focusBorder) + " ",
+		pointer: focus.Render(cursorMark),
+		theme:   huhTheme(r),
+	}
+}
+
+// huhTheme is huh's theme of the terminal's 16 colours, its focused
+// field drawn like askperm's lists, every style moved to r.
+func huhTheme(r *lipgloss.Renderer) *huh.Theme {
+	t := huh.ThemeBase16()
+	t.Focused.Base = t.Focused.Base.BorderForeground(accent)
+	t.Focused.Title = t.Focused.Title.UnsetForeground().Bold(true)
+	t.Focused.SelectSelector = t.Focused.SelectSelector.Foreground(accent)
+	t.Focused.TextInput.Prompt = t.Focused.TextInput.Prompt.Foreground(accent)
+	rebind(reflect.ValueOf(t).Elem(), r)
+	return t
+}
+
+var styleType = reflect.TypeFor[lipgloss.Style]()
+
+// rebind moves every style in v, a struct of styles and structs of styles
+// such as huh.Theme, to the renderer r.
+func rebind(v reflect.Value, r *lipgloss.Renderer) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch {
+		case !f.CanSet():
+		case f.Type() == styleType:
+			f.Set(reflect.ValueOf(f.Interface().(lipgloss.Style).Renderer(r)))
+		case f.Kind() == reflect.Struct:
+			rebind(f, r)
+		}
 	}
 }
 

@@ -15,13 +15,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
+	"golang.org/x/text/unicode/rangetable"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
@@ -264,16 +267,39 @@ func TestTUIDenyReason(t *testing.T) {
 	}
 }
 
-// A reason longer than the field shows its end, the rest elided, and one
-// longer than the protocol allows is refused with the reason why.
+// A reason longer than the field shows its end. The field takes no more
+// characters than the protocol allows bytes; a reason within that many
+// characters but longer in bytes is refused with the reason why, and
+// taken once short enough.
 func TestTUIDenyReasonTooLong(t *testing.T) {
 	var a form.Answer
 	d := choiceDriver(t, tuiWriteFile(), &a, 80, 24)
-	d.send(keyEnter, keyRunes(strings.Repeat("y", form.MaxMessageBytes)+"the end"))
-	d.wantScreen("> ...yyy", "the end")
+	ys := strings.Repeat("y", form.MaxMessageBytes)
+	d.send(keyEnter, keyRunes(ys+"the end"))
+	d.wantScreen("> yyy")
+	d.send(keyEnter)
+	d.wantEnd(tuiDone)
+	if a.Message != ys {
+		t.Fatalf("message of %d bytes, want the first %d characters typed", len(a.Message), form.MaxMessageBytes)
+	}
+
+	a = form.Answer{}
+	d = choiceDriver(t, tuiWriteFile(), &a, 80, 24)
+	const end = "the end"
+	wide := strings.Repeat("é", form.MaxMessageBytes/len("é"))
+	d.send(keyEnter, keyRunes(wide+end))
+	d.wantScreen("éé" + end)
 	d.send(keyEnter)
 	d.wantEnd(tuiRunning)
 	d.wantScreen("! message: longer than 4096 bytes")
+	for range end {
+		d.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	}
+	d.send(keyEnter)
+	d.wantEnd(tuiDone)
+	if a.Message != wide {
+		t.Fatalf("message of %d bytes, want %d", len(a.Message), len(wide))
+	}
 }
 
 // After a Back, stage choice starts from what was answered.
@@ -396,6 +422,187 @@ func TestTUIOnlyDocumentedKeys(t *testing.T) {
 			}
 		}
 		rd.send(keyTab)
+	}
+}
+
+// fieldRecorder stands between the choice stage and one of its huh
+// fields and records the keys the stage gives the field.
+type fieldRecorder struct {
+	huh.Field
+	keys []tea.KeyMsg
+}
+
+func (r *fieldRecorder) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		r.keys = append(r.keys, k)
+	}
+	return r.Field.Update(msg)
+}
+
+// recordFields puts recorders between c and its fields.
+func recordFields(c *choiceStage) (pick, text *fieldRecorder) {
+	pick, text = &fieldRecorder{Field: c.pick}, &fieldRecorder{Field: c.text}
+	c.pick, c.text = pick, text
+	return pick, text
+}
+
+// The huh Select gets Up and Down alone, and neither where it would wrap
+// around: from every option, no other key of any kind, with or without
+// Alt, typed or pasted (letters, "/", "g", Enter, Tab), reaches it, and
+// Down from the last option or Up from the first leaves the choice. The
+// Select has huh's own key map here, under which those keys would jump,
+// filter, confirm or wrap.
+func TestTUIChoiceSelectGetsOnlyArrows(t *testing.T) {
+	choices := form.New(tuiWriteFile(), form.Options{}).Choices()
+	for i, want := range choices {
+		for _, end := range []tea.KeyMsg{keyTab, keyEnter} {
+			a := form.Answer{Choice: want}
+			d := choiceDriver(t, tuiWriteFile(), &a, 80, 30)
+			c := d.s.st.(*choiceStage)
+			c.pick.WithKeyMap(huh.NewDefaultKeyMap())
+			pick, _ := recordFields(c)
+			d.arm()
+			there, back := keyUp, keyDown
+			switch i {
+			case 0:
+				d.send(keyUp)
+				there, back = keyDown, keyUp
+			case len(choices) - 1:
+				d.send(keyDown)
+			}
+			if c.choice != want {
+				t.Fatalf("from %s: an arrow wrapped around to %s", want, c.choice)
+			}
+			d.send(there, back)
+			for _, k := range append(strayKeys(), keyRunes("/"), keyRunes("g"), keyRunes("G"), end) {
+				d.send(k)
+			}
+			if c.choice != want || !reflect.DeepEqual(pick.keys, []tea.KeyMsg{there, back}) {
+				t.Fatalf("from %s, ending with %s: the Select got %q and chose %s", want, end, pick.keys, c.choice)
+			}
+		}
+	}
+}
+
+// The Select's own key map binds only the arrows: were the stage to pass
+// it any other key (Enter, Tab, Esc, letters, "/", "g", Home, Ctrl-N ...),
+// from any option, it would neither move, filter nor confirm.
+func TestTUIChoiceSelectKeyMap(t *testing.T) {
+	f := form.New(tuiWriteFile(), form.Options{})
+	var keys []tea.KeyMsg
+	for _, kt := range keyTypes() {
+		if kt != tea.KeyUp && kt != tea.KeyDown {
+			keys = append(keys, tea.KeyMsg{Type: kt})
+		}
+	}
+	keys = append(keys, strayKeys()...)
+	for _, want := range f.Choices() {
+		a := form.Answer{Choice: want}
+		c := newChoiceStage(testStyles(), f, &a)
+		before := c.view(80, 30)
+		for _, k := range keys {
+			if _, cmd := c.pick.Update(k); cmd != nil || c.choice != want || !slices.Equal(c.view(80, 30), before) {
+				t.Fatalf("from %s: key %q (%d) acted on the Select: %s", want, k.String(), k.Type, c.choice)
+			}
+		}
+	}
+}
+
+// The huh Input gets only text, marked as pasted, Backspace and the
+// cursor keys: never Enter, Tab, Shift+Tab, Up or Down. Text that names a
+// key is typed as it is.
+func TestTUIReasonGetsOnlyText(t *testing.T) {
+	var a form.Answer
+	d := choiceDriver(t, tuiWriteFile(), &a, 80, 30)
+	d.arm()
+	d.send(keyEnter)
+	c := d.s.st.(*choiceStage)
+	_, text := recordFields(c)
+	var want strings.Builder
+	for _, s := range []string{"home", "end", "ctrl+a", "ctrl+e", "ctrl+v", "ctrl+u", "ctrl+w", "ctrl+k",
+		"left", "backspace", "enter", "tab", "shift+tab", "up", "esc", "/", "g", "G"} {
+		d.send(keyRunes(s), keyTab, keyUp, keyDown, keySpace)
+		want.WriteString(s + " ")
+	}
+	for _, k := range []tea.KeyType{tea.KeyLeft, tea.KeyLeft, tea.KeyBackspace, tea.KeyRight} {
+		c.key(tea.KeyMsg{Type: k}) // to the stage: the screen does not pass cursor keys
+	}
+	d.send(keyEnter)
+	d.wantEnd(tuiDone)
+	typed := want.String()
+	if wantMsg := typed[:len(typed)-3] + typed[len(typed)-2:]; a.Message != wantMsg {
+		t.Fatalf("reason %q, want %q", a.Message, wantMsg)
+	}
+	for _, k := range text.keys {
+		if k.Type == tea.KeyRunes && !k.Paste || !slices.Contains([]tea.KeyType{tea.KeyRunes, tea.KeyBackspace, tea.KeyLeft, tea.KeyRight}, k.Type) {
+			t.Fatalf("the Input got %q (type %d, paste %v)", k.String(), k.Type, k.Paste)
+		}
+	}
+}
+
+// unicodeClasses are whole categories of characters, as text to type.
+var unicodeClasses = map[string]*unicode.RangeTable{
+	"Cc": unicode.Cc, "Cf": unicode.Cf, "Zs": unicode.Zs, "Zl": unicode.Zl, "Zp": unicode.Zp,
+	"Co": unicode.Co, "Mn": unicode.Mn, "Me": unicode.Me, "Sk": unicode.Sk, "Lo": unicode.Lo, "So": unicode.So,
+}
+
+// The reason takes only what askperm draws as it is: characters askperm
+// escapes as hidden never reach the Input, which drops controls and
+// U+FFFD and turns tabs and line breaks into spaces; every other
+// character is kept. No frame holds a control character but line breaks.
+func TestTUIReasonDropsHidden(t *testing.T) {
+	for name, class := range unicodeClasses {
+		var runes []rune
+		rangetable.Visit(class, func(r rune) { runes = append(runes, 'x', r) })
+		for len(runes) > 0 {
+			chunk := runes[:min(len(runes), 2*(form.MaxMessageBytes/(1+utf8.UTFMax)))] // never too long
+			runes = runes[len(chunk):]
+			var a form.Answer
+			d := choiceDriver(t, tuiWriteFile(), &a, 80, 30)
+			d.send(keyEnter, tea.KeyMsg{Type: tea.KeyRunes, Runes: chunk, Paste: true})
+			frame := sgr.ReplaceAllString(d.s.View(), "")
+			if i := strings.IndexFunc(frame, func(r rune) bool { return r != '\n' && unicode.IsControl(r) }); i >= 0 {
+				t.Fatalf("%s: the frame holds %q", name, frame[i:])
+			}
+			d.send(keyEnter)
+			if want := keptText(chunk); a.Message != want {
+				t.Fatalf("%s: reason %+q, want %+q", name, a.Message, want)
+			}
+		}
+	}
+}
+
+// keptText is what the reason keeps of typed text.
+func keptText(typed []rune) string {
+	var b strings.Builder
+	for _, r := range typed {
+		switch {
+		case form.Hidden(string(r)) || r == utf8.RuneError:
+		case r == '\t' || r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case !unicode.IsControl(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// The huh fields draw with the prompt's own renderer: the colours its
+// terminal and environment allow (here forced), where lipgloss's default
+// renderer, on the test's output, would draw none.
+func TestTUIHuhThemeOnPromptRenderer(t *testing.T) {
+	env := map[string]string{"TERM": "xterm", "CLICOLOR_FORCE": "1"}
+	st := newStyles(io.Discard, func(k string) string { return env[k] })
+	f := form.New(tuiWriteFile(), form.Options{})
+	a := f.Defaults()
+	c := newChoiceStage(st, f, &a)
+	view := strings.Join(c.view(80, 30), "\n")
+	c.key(keyEnter)
+	view += strings.Join(c.view(80, 30), "\n")
+	for _, want := range []string{st.border, st.theme.Focused.SelectSelector.String(), st.theme.Focused.TextInput.Prompt.Render("> ")} {
+		if !sgr.MatchString(want) || !strings.Contains(view, want) {
+			t.Fatalf("no %q in the view:\n%q", want, view)
+		}
 	}
 }
 
@@ -1310,6 +1517,43 @@ func BenchmarkTUIRuleKey(b *testing.B) {
 				k := bc.key
 				if k.Type == tea.KeyDown && i/(decision.MaxListEntries-1)%2 == 1 {
 					k = keyUp // back up the list, never a key that does nothing
+				}
+				s.Update(k)
+				s.View()
+			}
+		})
+	}
+}
+
+// BenchmarkTUIChoiceKey measures one key in stage choice, drawn by huh's
+// fields: an arrow in the Select (back and forth between two options) and
+// a character typed into a long reason, each with the frame drawn after
+// it.
+func BenchmarkTUIChoiceKey(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		typing bool
+		key    tea.KeyMsg
+	}{
+		{"select up down", false, keyUp},
+		{"reason type", true, keyRunes("y")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f := form.New(tuiWriteFile(), form.Options{})
+			a := f.Defaults()
+			c := newChoiceStage(testStyles(), f, &a)
+			if bc.typing {
+				c.key(keyEnter)
+				c.key(keyRunes(strings.Repeat("a reason ", 400)))
+			}
+			s := newTUIScreen(f, c, screenConfig{styles: testStyles(), now: time.Now,
+				gate: newArmGate(0, time.Now), width: 80, height: 40})
+			s.View()
+			b.ResetTimer()
+			for i := range b.N {
+				k := bc.key
+				if !bc.typing && i%2 == 1 {
+					k = keyDown
 				}
 				s.Update(k)
 				s.View()

@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh"
+
+	"github.com/askperm/askperm/form"
+)
+
+// choiceStage asks stage "choice": the offered choices with a's choice
+// focused (deny once unless Back brought another), then, for a deny, the
+// optional reason, prefilled with what was typed before a Back.
+//
+// Both questions are huh fields, a Select and an Input, driven here
+// rather than by a huh.Form, so that huh's key map never sees a key the
+// stage did not choose to pass on: the Select gets only the arrows that
+// move it without wrapping around, the Input only text, Backspace and the
+// cursor keys. Enter, Tab and Shift+Tab are the stage's own. The Select's
+// key map binds only the arrows besides, so that even a key passed by
+// mistake could not jump, filter or confirm.
+type choiceStage struct {
+	st      tuiStyles
+	f       *form.Form
+	a       *form.Answer
+	choices []form.Choice
+	choice  form.Choice // the Select's value: the choice under its cursor
+	reason  string      // the Input's value
+	pick    huh.Field   // the Select of choices
+	text    huh.Field   // the Input of the reason
+	typing  bool        // the reason has the focus
+	err     string
+}
+
+// selectKeys is the Select's key map: Up and Down move, nothing else acts.
+var selectKeys = &huh.KeyMap{Select: huh.SelectKeyMap{
+	Up:   key.NewBinding(key.WithKeys("up")),
+	Down: key.NewBinding(key.WithKeys("down")),
+}}
+
+func newChoiceStage(st tuiStyles, f *form.Form, a *form.Answer) *choiceStage {
+	c := &choiceStage{st: st, f: f, a: a, choices: f.Choices(), choice: a.Choice, reason: a.Message}
+	if !slices.Contains(c.choices, c.choice) {
+		c.choice = form.DenyOnce
+	}
+	opts := make([]huh.Option[form.Choice], len(c.choices))
+	for i, ch := range c.choices {
+		opts[i] = huh.NewOption(form.ChoiceLabel(ch), ch)
+	}
+	// The theme comes first: a field without one draws with huh's default
+	// theme, on lipgloss's default renderer.
+	pick := huh.NewSelect[form.Choice]()
+	pick.WithTheme(st.theme)
+	pick.WithKeyMap(selectKeys)
+	c.pick = pick.Title("Your decision").Options(opts...).Value(&c.choice)
+	text := huh.NewInput()
+	text.WithTheme(st.theme)
+	c.text = text.Title("Denial reason (optional)").
+		Description("Enter to go on, Shift+Tab to change the decision.").
+		CharLimit(form.MaxMessageBytes).
+		Value(&c.reason)
+	c.pick.Focus()
+	return c
+}
+
+func (c *choiceStage) key(k tea.KeyMsg) bool {
+	c.err = ""
+	if c.typing {
+		return c.typeKey(k)
+	}
+	switch k.Type {
+	case tea.KeyUp, tea.KeyDown:
+		c.move(k)
+	case tea.KeyEnter:
+		if c.choice.IsAllow() {
+			return c.answer(c.a.Message)
+		}
+		c.focusReason(true)
+	case tea.KeyTab: // on to the reason; never confirms an allow
+		if !c.choice.IsAllow() {
+			c.focusReason(true)
+		}
+	}
+	return false
+}
+
+// move passes an arrow to the Select unless it would wrap around, as
+// huh's Select does from the last option to the first and back.
+func (c *choiceStage) move(k tea.KeyMsg) {
+	if i := slices.Index(c.choices, c.choice) + arrow(k); 0 <= i && i < len(c.choices) {
+		c.pick.Update(tea.KeyMsg{Type: k.Type})
+	}
+}
+
+func (c *choiceStage) typeKey(k tea.KeyMsg) bool {
+	switch k.Type {
+	case tea.KeyRunes, tea.KeySpace:
+		if text := typed(k); len(text) > 0 {
+			c.text.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: text, Paste: true})
+		}
+	case tea.KeyBackspace, tea.KeyLeft, tea.KeyRight:
+		c.text.Update(tea.KeyMsg{Type: k.Type})
+	case tea.KeyShiftTab:
+		c.focusReason(false)
+	case tea.KeyEnter:
+		return c.answer(c.reason)
+	}
+	return false
+}
+
+// typed is the text a key types, as the Input gets it: marked as pasted,
+// so that no text ("home", "ctrl+a", "ctrl+v") can pass for a key the
+// Input binds, and without the characters askperm's renderer would
+// escape as hidden, which the Input would draw as they are. The Input
+// itself drops controls and U+FFFD and turns tabs and line breaks into
+// spaces.
+func typed(k tea.KeyMsg) []rune {
+	if k.Type == tea.KeySpace {
+		return []rune{' '}
+	}
+	text := make([]rune, 0, len(k.Runes))
+	for _, r := range k.Runes {
+		if !form.Hidden(string(r)) {
+			text = append(text, r)
+		}
+	}
+	return text
+}
+
+func (c *choiceStage) focusReason(on bool) {
+	c.typing = on
+	if on {
+		c.pick.Blur()
+		c.text.Focus()
+		return
+	}
+	c.text.Blur()
+	c.pick.Focus()
+}
+
+// answer validates the chosen choice with message and keeps it in a.
+func (c *choiceStage) answer(message string) bool {
+	ans := *c.a
+	ans.Choice, ans.Message = c.choice, message
+	if err := c.f.CheckChoice(ans); err != nil {
+		c.err = err.Error()
+		return false
+	}
+	*c.a = ans
+	return true
+}
+
+func (c *choiceStage) note(int) []string { return nil }
+
+func (c *choiceStage) view(width, _ int) []string {
+	if !c.typing {
+		return c.show(c.pick, width)
+	}
+	lines := hanging("  Chosen: "+form.ChoiceLabel(c.choice), width)
+	return append(lines, c.show(c.text, width)...)
+}
+
+// show draws f at width. The field's width leaves out its border, which
+// lipgloss draws outside it. A huh field works its layout out for a new
+// width (the Select's height, the Input's scrolled text) on its next
+// message: resizeMsg is one that does nothing else.
+func (c *choiceStage) show(f huh.Field, width int) []string {
+	f.WithWidth(width - c.st.theme.Focused.Base.GetHorizontalBorderSize())
+	f.Update(resizeMsg{})
+	return strings.Split(f.View(), "\n")
+}
+
+type resizeMsg struct{}
+
+func (c *choiceStage) minRows(width int) int { return len(c.view(width, 0)) }
+
+func (c *choiceStage) problem() string { return c.err }
+
+func (c *choiceStage) legend() string {
+	if c.typing {
+		return "type a reason · enter: confirm · shift+tab: back · esc: cancel"
+	}
+	return "up/down: choose · enter: confirm · esc: cancel"
+}
