@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -22,9 +24,12 @@ import (
 //
 //	yad viewer      focus in the text; Tab reaches the buttons in order
 //	                (Deny once first); Ctrl+Enter is Deny once
-//	yad rule form   focus on the first field; Tab through the fields, then
-//	                « Back, Save rule, Deny once; space toggles a checkbox,
-//	                Down picks a combo's next item
+//	yad rule form   the rule (read-only), then the questions; focus on the
+//	                first checkbox (Grant 1) when grants are asked (without
+//	                them it starts before the first combo, a Tab or two
+//	                away: yad cannot focus a combo); Tab through the fields,
+//	                then « Back, Save rule, Deny once; space toggles a
+//	                checkbox, Down picks a combo's next item
 //	zenity viewer   Enter is Deny once (OK); Tab reaches Cancel, Deny once,
 //	                then the extra buttons in order
 //	zenity list     Down selects the next row (from the first), Enter
@@ -224,11 +229,19 @@ type dialogRun struct {
 func startDialog(t *testing.T, x *xDisplay, frontend, request string, args ...string) *dialogRun {
 	t.Helper()
 	home := t.TempDir()
+	env := baseEnv("DISPLAY="+x.display, "HOME="+home, "XDG_STATE_HOME="+home+"/state", "XDG_CONFIG_HOME="+home+"/config")
+	return startAskperm(t, x, readFile(t, "requests/"+request), env, append([]string{"--frontend", frontend, "--timeout", "60s"}, args...)...)
+}
+
+// startAskperm runs askperm in the background with the request req, the
+// environment env and args.
+func startAskperm(t *testing.T, x *xDisplay, req []byte, env []string, args ...string) *dialogRun {
+	t.Helper()
 	a := &dialogRun{t: t, x: x, done: make(chan error, 1)}
-	a.cmd = exec.Command(bin, append([]string{"--frontend", frontend, "--timeout", "60s"}, args...)...)
-	a.cmd.Stdin = bytes.NewReader(readFile(t, "requests/"+request))
+	a.cmd = exec.Command(bin, args...)
+	a.cmd.Stdin = bytes.NewReader(req)
 	a.cmd.Stdout, a.cmd.Stderr = &a.stdout, &a.stderr
-	a.cmd.Env = baseEnv("DISPLAY="+x.display, "HOME="+home, "XDG_STATE_HOME="+home+"/state", "XDG_CONFIG_HOME="+home+"/config")
+	a.cmd.Env = env
 	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := a.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -330,15 +343,17 @@ func TestDialogAllowAlwaysWithBack(t *testing.T) {
 		v.keys("Tab", "Tab", "Tab", "Return") // Allow always…
 		// Fields: Grant 1, Grant 2, Dimension 1, Workdir, Lifetime; then « Back.
 		r := a.waitDialog("yad", v)
-		r.keys("space", "Tab", "Tab", "Down", "Tab", "Tab", "Down", "Tab", "Return")
+		// Grant 2 (fs.create) unticked: fs.write stays, as fs.create
+		// implies it and not the other way round.
+		r.keys("Tab", "space", "Tab", "Down", "Tab", "Tab", "Down", "Tab", "Return")
 		v = a.waitDialog("yad", r)
 		v.keys("Tab", "Tab", "Tab", "Return")
 		r = a.waitDialog("yad", v)            // the values chosen before Back are kept
 		r.keys(append(xTabs(6), "Return")...) // Save rule
 		d := a.decision()
 		if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "yad" ||
-			!reflect.DeepEqual(d["grants"], []any{"fs.create"}) {
-			t.Fatalf("want allow always of fs.create by the user through yad; got %v", d)
+			!reflect.DeepEqual(d["grants"], []any{"fs.write"}) {
+			t.Fatalf("want allow always of fs.write by the user through yad; got %v", d)
 		}
 		rule, _ := d["rule"].(map[string]any)
 		if !reflect.DeepEqual(rule["scopes"], map[string]any{"path": "/home/a/p/"}) || rule["workdir_scope"] != "selected" ||
@@ -428,4 +443,267 @@ func TestDialogNoDisplay(t *testing.T) {
 	if !strings.Contains(r.stderr, "cannot open display") {
 		t.Errorf("stderr does not say why: %s", r.stderr)
 	}
+}
+
+// writeConfig writes config.toml with content into a fresh directory and
+// returns its path, for --config.
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// testArmDelay is the arming delay of TestDialogArmingDelay: longer than
+// the keys of a dialog take after waitDialog (about 1.5 s).
+const testArmDelay = 3 * time.Second
+
+// An allow that comes sooner than the arming delay after the dialog
+// appeared is refused and the dialog shown again; an allow after the delay
+// counts. So for the choice and for Save rule; a deny counts at once.
+func TestDialogArmingDelay(t *testing.T) {
+	armed := `arm_delay = "3s"` + "\n"
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		allowOnce := append(xTabs(map[string]int{"yad": 4, "zenity": 5}[prog]), "Return")
+		a := startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
+		v := a.waitDialog(prog, nil)
+		v.keys(allowOnce...) // too soon
+		v = a.waitDialog(prog, v)
+		time.Sleep(testArmDelay)
+		v.keys(allowOnce...)
+		if d := a.decision(); d["decision"] != "allow" || d["persist"] != "once" || d["cause"] != "user" {
+			t.Fatalf("want allow once by the user; got %v", d)
+		}
+
+		allowAlways := append(xTabs(map[string]int{"yad": 3, "zenity": 4}[prog]), "Return")
+		save := append(xTabs(map[string]int{"yad": 6, "zenity": 5}[prog]), "Return")
+		a = startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
+		v = a.waitDialog(prog, nil)
+		time.Sleep(testArmDelay)
+		v.keys(allowAlways...)
+		r := a.waitDialog(prog, v)
+		r.keys(save...) // too soon
+		r = a.waitDialog(prog, r)
+		time.Sleep(testArmDelay)
+		r.keys(save...)
+		if d := a.decision(); d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" {
+			t.Fatalf("want allow always by the user; got %v", d)
+		}
+
+		a = startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
+		v = a.waitDialog(prog, nil)
+		v.keys(append(xTabs(map[string]int{"yad": 1, "zenity": 2}[prog]), "Return")...) // Deny once
+		a.waitDialog(prog, v).keys("Return")
+		wantDeny(t, a.decision(), "user", prog)
+	})
+}
+
+// hostileRequest is write-file.json's shape with every string the caller
+// or a model writes replaced by one marked "ZQ" and holding markup,
+// escapes, option look-alikes and separators.
+func hostileRequest(t *testing.T) []byte {
+	evil := []string{`<span size="1">rm</span>`, "--display=:9", "--text=ok", "^x", "@disabled@", `\n\\`, "a!b|c", "\x1f", "_Allow", "é中", "\u202e"}
+	n := 0
+	s := func() string { n++; return fmt.Sprintf("ZQ%d %s", n, evil[n%len(evil)]) }
+	req := map[string]any{
+		"server": s(), "tool": s(), "source": s(), "action": s(), "action_description": s(), "reason": s() + "\n" + s(),
+		"dimensions": []any{map[string]any{"name": s(), "label": s(), "value": "/ZQ/a/b", "scopes": []any{
+			map[string]any{"label": s(), "match": "/ZQ/a/b", "kind": "exact"},
+			map[string]any{"label": s(), "match": "/ZQ/a/", "kind": "prefix"},
+			map[string]any{"label": s(), "match": "*", "kind": "any"},
+		}}},
+		"workdir":    map[string]any{"value": "/ZQ/a", "label": s()},
+		"grants":     []any{map[string]any{"name": s(), "description": s()}, map[string]any{"name": s(), "description": s()}},
+		"details":    []any{map[string]any{"label": s(), "text": s() + "\n" + s()}},
+		"arguments":  map[string]any{"x": s()},
+		"session_id": s(),
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hugeRequest is a request at the protocol's limits for scopes: 1000
+// scopes of 4096-byte labels, marked "ZQ".
+func hugeRequest(t *testing.T) []byte {
+	var scopes []any
+	for i := range 1000 {
+		label := fmt.Sprintf("ZQ%04d ", i) + strings.Repeat("scope label ", 341)
+		scopes = append(scopes, map[string]any{"label": label[:4096], "match": fmt.Sprintf("/ZQ/%d", i), "kind": "exact"})
+	}
+	b, err := json.Marshal(map[string]any{"tool": "ZQ tool", "action": "write", "session_id": "ZQ",
+		"dimensions": []any{map[string]any{"name": "path", "value": "/ZQ/0", "scopes": scopes}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkCmdline fails if the command line of the dialog on screen (what ps
+// shows every local user) holds request text, marked "ZQ".
+func (d *xWindow) checkCmdline() {
+	d.x.t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", d.pid))
+	if err != nil {
+		d.x.t.Fatal(err)
+	}
+	if i := bytes.Index(b, []byte("ZQ")); i >= 0 || len(b) > 16<<10 {
+		d.x.t.Fatalf("dialog %d's command line (%d bytes) holds request text: %q", d.pid, len(b), b[max(0, i-60):min(len(b), i+60)])
+	}
+}
+
+// While each dialog is on screen, its command line holds no request
+// text: every dialog of both programs, for a hostile request and for one
+// with 1000 scopes of 4096-byte labels (which no longer fails to start).
+// Each step is the keys pressed on one dialog; the last dismisses it.
+func TestDialogCmdlineHoldsNoRequestText(t *testing.T) {
+	tabs := func(n int) []string { return append(xTabs(n), "Return") }
+	walks := []struct {
+		name  string
+		req   func(*testing.T) []byte
+		steps map[string][][]string
+	}{
+		{"hostile", hostileRequest, map[string][][]string{
+			// viewer: Allow always…; rule form: « Back; viewer: Deny always…; reason;
+			// deny rule form (no checkbox: the focus starts before its first combo).
+			"yad": {tabs(3), tabs(5), tabs(2), {"Return"}, {"Escape"}},
+			// viewer: Deny always…; reason; rule viewer: « Back; viewer: Allow always…;
+			// rule viewer: Change…; grants, scope, workdir, lifetime lists; rule viewer.
+			"zenity": {tabs(3), {"Return"}, tabs(3), tabs(4), tabs(4), tabs(2), tabs(2), tabs(2), tabs(2), {"Escape"}},
+		}},
+		{"huge", hugeRequest, map[string][][]string{
+			"yad":    {tabs(3), {"Escape"}},
+			"zenity": {tabs(4), tabs(4), tabs(2), tabs(2), {"Escape"}},
+		}},
+	}
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		for _, w := range walks {
+			a := startAskperm(t, x, w.req(t), baseEnv("DISPLAY="+x.display), "--frontend", prog, "--timeout", "120s", "--max-request", "8MiB")
+			var d *xWindow
+			for i, keys := range w.steps[prog] {
+				t.Logf("%s request, dialog %d", w.name, i+1)
+				d = a.waitDialog(prog, d)
+				d.checkCmdline()
+				d.keys(keys...)
+			}
+			wantDeny(t, a.decision(), "cancelled", prog)
+		}
+	})
+}
+
+// Under an empty environment (only DISPLAY, no locale) both dialogs show
+// and answer: askperm runs them under a UTF-8 locale.
+func TestDialogWithoutLocale(t *testing.T) {
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startAskperm(t, x, readFile(t, "requests/write-file.json"), []string{"DISPLAY=" + x.display}, "--frontend", prog)
+		v := a.waitDialog(prog, nil)
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", v.pid))
+		if err != nil || !bytes.Contains(env, []byte("LC_ALL=C.UTF-8\x00")) {
+			t.Errorf("the dialog's environment %q (%v) names no UTF-8 locale", env, err)
+		}
+		v.keys(append(xTabs(map[string]int{"yad": 4, "zenity": 5}[prog]), "Return")...) // Allow once
+		if d := a.decision(); d["decision"] != "allow" || d["cause"] != "user" || d["frontend"] != prog {
+			t.Fatalf("want allow once by the user through %s; got %v", prog, d)
+		}
+	})
+}
+
+// trustedDir is a fresh directory that askperm trusts to hold programs,
+// with every directory above it: none under a world-writable /tmp, so in
+// the user's cache directory.
+func trustedDir(t *testing.T) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		err = os.MkdirAll(cache, 0o700)
+	}
+	if err != nil {
+		t.Skipf("no cache directory: %v", err)
+	}
+	dir, err := os.MkdirTemp(cache, "askperm-e2e-")
+	if err != nil {
+		t.Skipf("no cache directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// A [dialogs] program anyone else could have written is refused with
+// exit 64 naming the config file and the problem, before any request is
+// read; a trusted one runs, and one that cannot start passes the request
+// on as unavailable.
+func TestDialogUntrustedProgram(t *testing.T) {
+	base := trustedDir(t)
+	prog := func(path string, mode os.FileMode) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	mkdir := func(path string, mode os.FileMode) string {
+		t.Helper()
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	worldWritable := prog(filepath.Join(base, "world-writable"), 0o777)
+	toWorldWritable := filepath.Join(base, "link")
+	if err := os.Symlink(worldWritable, toWorldWritable); err != nil {
+		t.Fatal(err)
+	}
+	open := mkdir(filepath.Join(base, "open"), 0o777)
+	cases := map[string]struct{ path, want string }{
+		"world-writable":          {worldWritable, "group- or world-writable"},
+		"group-writable":          {prog(filepath.Join(base, "group-writable"), 0o775), "group- or world-writable"},
+		"world-writable dir":      {prog(filepath.Join(open, "yad"), 0o755), "directory " + open + " is writable by others"},
+		"sticky world-writable":   {prog(filepath.Join(mkdir(filepath.Join(base, "sticky"), 0o777|os.ModeSticky), "yad"), 0o755), "a sticky bit does not count"},
+		"link to world-writable":  {toWorldWritable, "group- or world-writable"},
+		"in the system temp dir":  {prog(filepath.Join(t.TempDir(), "yad"), 0o755), "is writable by others"},
+		"relative":                {"bin/yad", "not an absolute path"},
+		"foreign owner (as root)": {prog(filepath.Join(base, "theirs"), 0o755), "owned by uid 65534"},
+	}
+	if os.Geteuid() != 0 || os.Lchown(cases["foreign owner (as root)"].path, 65534, 65534) != nil {
+		delete(cases, "foreign owner (as root)")
+	}
+	req := readFile(t, "requests/minimal.json")
+	for name, tc := range cases {
+		cfg := writeConfig(t, fmt.Sprintf("[dialogs]\nyad = %q\n", tc.path))
+		r := runPipe(t, req, baseEnv("DISPLAY=:9999"), "--config", cfg, "--frontend", "yad")
+		if r.code != 64 || r.stdout != "" || !strings.Contains(r.stderr, cfg+": dialogs.yad: ") || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 64 naming %s and %q", name, r.code, r.stdout, r.stderr, cfg, tc.want)
+		}
+	}
+
+	trusted := filepath.Join(base, "yad")
+	if err := os.Symlink("/usr/bin/yad", trusted); err != nil {
+		t.Fatal(err)
+	}
+	r := runPipe(t, req, baseEnv(), "--config", writeConfig(t, fmt.Sprintf("[dialogs]\nyad = %q\n", trusted)), "--frontend", "yad")
+	if r.code != 0 || !strings.Contains(r.stderr, "no display") {
+		t.Errorf("a trusted program: exit %d, stderr %q; want 0, the dialog unavailable for want of a display", r.code, r.stderr)
+	}
+	mute := filepath.Join(base, "false")
+	if err := os.Symlink("/bin/false", mute); err != nil {
+		t.Fatal(err)
+	}
+	r = runPipe(t, req, baseEnv("DISPLAY=:9999"), "--config", writeConfig(t, fmt.Sprintf("[dialogs]\nyad = %q\n", mute)), "--frontend", "yad")
+	if r.code != 0 || !strings.Contains(r.stderr, "before reading its input") {
+		t.Fatalf("a program that cannot start: exit %d, stderr %q", r.code, r.stderr)
+	}
+	wantDeny(t, checkDecision(t, r.stdout), "unavailable", "none")
 }

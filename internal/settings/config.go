@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/askperm/askperm/internal/userfile"
@@ -77,18 +79,20 @@ func Load(path string, optional bool) (Config, error) {
 	return c, nil
 }
 
-// Parse decodes config.toml strictly: unknown keys are errors.
+// Parse decodes config.toml strictly: unknown keys are errors. A dialog
+// program must be one the user may trust (userfile.Program): one that
+// anyone else could replace could approve every request.
 func Parse(b []byte) (Config, error) {
 	var c Config
 	if err := userfile.DecodeTOML(b, &c); err != nil {
 		return Config{}, err
 	}
-	for name, p := range c.Dialogs {
+	for _, name := range slices.Sorted(maps.Keys(c.Dialogs)) {
 		if name != "yad" && name != "zenity" {
 			return Config{}, fmt.Errorf("dialogs: unknown dialog %q (known: yad, zenity)", name)
 		}
-		if !filepath.IsAbs(p) {
-			return Config{}, fmt.Errorf("dialogs.%s: %q is not an absolute path", name, p)
+		if err := userfile.Program(c.Dialogs[name]); err != nil {
+			return Config{}, fmt.Errorf("dialogs.%s: %w", name, err)
 		}
 	}
 	return c, nil

@@ -14,12 +14,12 @@ timeout = "2m"
 frontends = ["line", "zenity"]
 arm_delay = "1s"
 [dialogs]
-zenity = "/opt/bin/zenity"
+zenity = "/bin/sh"
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Timeout: Duration("2m"), Frontends: []string{"line", "zenity"}, ArmDelay: "1s", Dialogs: map[string]string{"zenity": "/opt/bin/zenity"}}
+	want := Config{Timeout: Duration("2m"), Frontends: []string{"line", "zenity"}, ArmDelay: "1s", Dialogs: map[string]string{"zenity": "/bin/sh"}}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v", c)
 	}
@@ -37,6 +37,28 @@ func TestParseRejects(t *testing.T) {
 		if _, err := Parse([]byte(tc.toml)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.toml, err, tc.want)
 		}
+	}
+}
+
+// A dialog program must be one userfile.Program trusts; the error names
+// the key and the problem.
+func TestParseRefusesUntrustedDialogs(t *testing.T) {
+	for _, tc := range []struct{ toml, want string }{
+		{"[dialogs]\nyad = \"/etc/askperm-missing/yad\"\n", "dialogs.yad: lstat /etc/askperm-missing: no such file or directory"},
+		{"[dialogs]\nzenity = \"/etc/passwd\"\n", "dialogs.zenity: /etc/passwd: not executable"},
+		{"[dialogs]\nyad = \"/dev/null\"\n", "dialogs.yad: /dev/null: not a regular file"},
+		{"[dialogs]\nzenity = \"/bin/sh\"\nyad = \"/etc\"\n", "dialogs.yad: /etc: not a regular file"},
+	} {
+		if _, err := Parse([]byte(tc.toml)); err == nil || err.Error() != tc.want {
+			t.Errorf("%q: got %v, want %q", tc.toml, err, tc.want)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte("[dialogs]\nyad = \"/etc/passwd\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p, true); err == nil || err.Error() != p+": dialogs.yad: /etc/passwd: not executable" {
+		t.Errorf("Load: got %v", err)
 	}
 }
 

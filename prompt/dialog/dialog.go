@@ -3,28 +3,47 @@
 // them. Behaviour verified with yad 0.40.0 and zenity 3.44.0 (GTK 3.24)
 // under Xvfb:
 //
-//   - Untrusted text stays out of labels where it can: zenity ignores
-//     --no-markup in --list, --forms and --entry, both programs apply
-//     g_strcompress (`\n` becomes a newline) to most texts, and a long word
-//     in a label widens the window past the screen. So the request, and in
-//     zenity the rule too, is shown by --text-info from an anonymous file
-//     on descriptor 3: read-only, scrolled, no markup, no escapes, not in
-//     argv. Buttons and field labels are askperm's own words. yad's rule
-//     form puts the rule in its --text and the scope texts in its combo
-//     items (yad shows both without markup), protected from g_strcompress;
-//     zenity's lists show option texts as rows (plain text, verified).
-//   - What a viewer or yad's form shows is wrapped by dialogWrap first,
-//     continued lines indented, so that the dialog does not wrap it again
-//     and no wrapped tail of a value starts a line as if it were one of
-//     askperm's labels.
-//   - No argv element starting with "-" holds untrusted text except after
-//     "--text=", "--column=" or "--entry-text=", one element each: GTK
-//     strips "--display=..." and "--gtk-module=..." elements wherever they
-//     stand. Positional values start with a digit, "^", TRUE or FALSE, or
-//     are askperm's own.
+//   - No request text in argv: every local user reads argv (ps), and a
+//     long argument fails to start the program (E2BIG). Request text, and
+//     askperm's notes about it, travel through a pipe: a viewer
+//     (--text-info) reads its text from descriptor 3 (dialogDoc), yad's
+//     rule form its field values and zenity's lists their rows from stdin,
+//     one per line. argv holds askperm's own words and numbers only:
+//     options, button, field and column labels ("Grant 1", "Scope").
+//   - Request text is shown without markup and without escapes: a viewer
+//     shows its file as it is, zenity shows list rows read from stdin as
+//     plain text, yad shows form values without markup and applies
+//     g_strcompress, which yadLine undoes. yad's rule form shows the rule,
+//     and every option in full, in a text field made read-only (a second
+//     value, cycled to it, disables it), so that no edit there can pass
+//     for a change of the rule; its combos show each option on one line,
+//     cut with "…" where it does not fit.
+//   - What a viewer or a form's text field shows is wrapped by dialogWrap
+//     first, continued lines indented, so that the dialog does not wrap it
+//     again and no wrapped tail of a value starts a line as if it were one
+//     of askperm's labels. zenity's list rows are not wrapped: a list
+//     scrolls sideways.
+//   - Every option is one argv element ("--text=..."): GTK strips
+//     "--display=..." and "--gtk-module=..." elements wherever they stand.
+//     No positional value is passed.
 //   - Enter never approves: 0 is what Enter and Ctrl+Enter give, and it
 //     means deny; every other answer has its own code or label. No label
 //     has an underscore, so no Alt key presses a button.
+//   - An allow counts only once the person could have read it: an allow
+//     choice, or Save rule of an allow rule, that comes back sooner than
+//     prompt.Options.ArmDelay after the window appeared is refused, and
+//     the dialog shown again saying why (neither program can disable a
+//     button for a while). When the window appeared cannot be seen from
+//     here: the process starts 100-400 ms before it (measured), so that
+//     is no measure. askperm counts from the moment the dialog had read
+//     all of its input (the pipe drained), which a viewer does right
+//     before it shows its window and a form or a list in its main loop
+//     right after; the window was mapped within 50 ms of that (measured),
+//     and dialogAppear (100 ms) is added to cover it. An answer from a
+//     dialog that never read all of its input came too soon.
+//   - Under a locale that is not UTF-8 (LANG=C, or none) both programs
+//     refuse non-ASCII argv ("…", "«") and exit at once; a dialog runs
+//     with LC_ALL=C.UTF-8 then (dialogEnvironment).
 //
 // How a dialog ended, for every exit status (run handles the endings of
 // "any" program, yadButton and zenityButton the rest):
@@ -34,6 +53,9 @@
 //	any      killed by a signal            prompt.ErrCancelled: the dialog went away unanswered
 //	any      1 and "cannot open display"   prompt.ErrUnavailable: no usable display, the chain moves on; after
 //	                                       a first dialog of the walk opened, prompt.ErrCancelled: the display went away
+//	any      could not be started, or      prompt.ErrUnavailable while no dialog of the walk has opened: it
+//	         exited without reading all    showed no window (e.g. an option it does not know); later, as
+//	         of its input                  its exit status says
 //	yad      0                             Enter, Ctrl+Enter or askperm's button id 0: a deny (deny once,
 //	                                       or in the reason entry the deny already chosen)
 //	yad      askperm's button ids          that button
@@ -76,19 +98,26 @@ import (
 const (
 	dialogTitle = "--title=askperm: permission request"
 	dialogWidth = "--width=720"
-	// dialogHeight is the height of the text viewers and lists.
+	// dialogHeight is the height of the viewers, lists and yad's rule form.
 	dialogHeight = "--height=560"
-	// dialogDoc is where a viewer reads its text: the anonymous file handed
-	// over as descriptor 3.
+	// dialogDoc is where a viewer reads its text: the pipe handed over as
+	// descriptor 3.
 	dialogDoc = "--filename=/dev/fd/3"
 	// dialogCells is the width text is wrapped to: it fits dialogWidth in
 	// the viewers' monospace font.
 	dialogCells = 80
-	// dialogMaxOutput caps what is kept of a dialog's stdout and stderr.
+	// dialogMaxOutput caps what is kept of a dialog's stderr, and of its
+	// stdout beyond twice its input (yad's form prints its text back).
 	dialogMaxOutput = 64 << 10
 	// dialogGrace is how long a dialog may take to exit after SIGTERM
 	// before its process group is killed.
 	dialogGrace = 500 * time.Millisecond
+	// dialogPoll is how often askperm looks whether a dialog has read all
+	// of its input; looking late only makes the arming stricter.
+	dialogPoll = 5 * time.Millisecond
+	// dialogAppear is how long after reading all of its input a dialog is
+	// taken to show its window: within 50 ms under Xvfb (measured).
+	dialogAppear = 100 * time.Millisecond
 )
 
 // dialogReasonText asks for the optional denial reason.
@@ -120,18 +149,23 @@ var dialogEnv = []string{
 // dialogPath is the PATH a dialog runs with.
 const dialogPath = "PATH=/usr/bin:/bin"
 
+// dialogLocale is the locale a dialog runs with when the caller's is not
+// UTF-8: it exists wherever glibc 2.35 or Debian's libc does.
+const dialogLocale = "LC_ALL=C.UTF-8"
+
 // dialog is the yad or zenity frontend. It does not change once built.
 type dialog struct {
 	name decision.Frontend
-	path string   // the program, absolute
-	env  []string // the program's whole environment
-	err  error    // why the dialog cannot start; found once, by New
+	path string        // the program, absolute
+	env  []string      // the program's whole environment
+	arm  time.Duration // prompt.Options.ArmDelay
+	err  error         // why the dialog cannot start; found once, by New
 }
 
 // New returns the frontend named "yad" or "zenity". Whether it can start
 // is decided here, once: a display must be named and the program found.
 func New(name decision.Frontend, o prompt.Options) prompt.Frontend {
-	d := &dialog{name: name}
+	d := &dialog{name: name, arm: o.ArmDelay}
 	getenv := o.Env
 	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
 		d.err = fmt.Errorf("no display: neither DISPLAY nor WAYLAND_DISPLAY is set: %w", prompt.ErrUnavailable)
@@ -140,13 +174,37 @@ func New(name decision.Frontend, o prompt.Options) prompt.Frontend {
 	if d.path, d.err = dialogProgram(string(name), o.DialogPaths[string(name)]); d.err != nil {
 		return d
 	}
+	d.env = dialogEnvironment(getenv)
+	return d
+}
+
+// dialogEnvironment is a dialog's whole environment: the variables of
+// dialogEnv the caller set, a fixed PATH, and dialogLocale in place of the
+// caller's LC_ALL when the caller's locale is not UTF-8.
+func dialogEnvironment(getenv func(string) string) []string {
+	utf8 := dialogUTF8(getenv)
+	var env []string
 	for _, k := range dialogEnv {
-		if v := getenv(k); v != "" {
-			d.env = append(d.env, k+"="+v)
+		if v := getenv(k); v != "" && (utf8 || k != "LC_ALL") {
+			env = append(env, k+"="+v)
 		}
 	}
-	d.env = append(d.env, dialogPath)
-	return d
+	if !utf8 {
+		env = append(env, dialogLocale)
+	}
+	return append(env, dialogPath)
+}
+
+// dialogUTF8 reports whether the caller's locale encodes text as UTF-8:
+// the first of LC_ALL, LC_CTYPE and LANG that is set decides, as for
+// setlocale.
+func dialogUTF8(getenv func(string) string) bool {
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := strings.ToLower(getenv(k)); v != "" {
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return false
 }
 
 // dialogProgram returns the program to run: the configured path, which
@@ -195,14 +253,15 @@ func (d *dialog) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	if d.name == decision.FrontendZenity {
 		s = zenity{w}
 	}
-	return form.Walk(ctx, f, dialogStages{s})
+	return form.Walk(ctx, f, dialogStages{s, w})
 }
 
 // dialogStager is how yad and zenity show the stages.
 type dialogStager interface {
 	// view shows the request with a button per choice, deny once first
-	// and the default, and returns the choice made.
-	view(ctx context.Context, text string, choices []form.Choice) (form.Choice, error)
+	// and the default, and returns the choice made and how the dialog
+	// ended.
+	view(ctx context.Context, text string, choices []form.Choice) (form.Choice, dialogExit, error)
 	// reason asks the optional reason for the deny choice c, starting from
 	// the reason given before.
 	reason(ctx context.Context, c form.Choice, before string) (string, error)
@@ -212,20 +271,34 @@ type dialogStager interface {
 }
 
 // dialogStages walks stage "choice" the same way for both programs.
-type dialogStages struct{ dialogStager }
+type dialogStages struct {
+	dialogStager
+	w *walk
+}
 
+// AskChoice shows the request until a choice counts: an allow that came
+// too soon shows it again, saying so first.
 func (s dialogStages) AskChoice(ctx context.Context, f *form.Form, a *form.Answer) error {
 	choices := f.Choices()
 	slices.Reverse(choices) // deny once first, as the default; allows last
-	c, err := s.view(ctx, dialogWrap(f.Message(form.StageChoice, *a)), choices)
-	if err != nil {
+	note := ""
+	for {
+		c, e, err := s.view(ctx, dialogWrap(note+f.Message(form.StageChoice, *a)), choices)
+		if err != nil {
+			return err
+		}
+		if c.IsAllow() {
+			if note = s.w.tooSoon(e, form.ChoiceLabel(c)); note != "" {
+				note += "\n\n"
+				continue
+			}
+		}
+		a.Choice = c
+		if !c.IsAllow() {
+			a.Message, err = s.reason(ctx, c, a.Message)
+		}
 		return err
 	}
-	a.Choice = c
-	if !c.IsAllow() {
-		a.Message, err = s.reason(ctx, c, a.Message)
-	}
-	return err
 }
 
 // dialogSameRule reports whether a and b save the same rule.
@@ -247,6 +320,9 @@ func dialogLine(name, stdout string) (string, error) {
 type dialogExit struct {
 	code           int
 	stdout, stderr string
+	// read is when the dialog had read all of its input (zero: never, or
+	// it had none), ended when it exited.
+	read, ended time.Time
 }
 
 // unexpected is the error of an exit status nobody can explain.
@@ -277,36 +353,81 @@ type walk struct {
 	shown bool
 }
 
-// run shows one dialog: args follow the program name; doc, when not
-// empty, is readable at /dev/fd/3 (dialogDoc). Stdin is /dev/null. It
+// tooSoon returns why an allow (labelled allow) given by closing e does
+// not count, or "" when it counts: it must end ArmDelay after the window
+// appeared, taken to be dialogAppear after the dialog read all of its
+// input.
+func (d *walk) tooSoon(e dialogExit, allow string) string {
+	if d.arm <= 0 || !e.read.IsZero() && e.ended.Sub(e.read) >= dialogAppear+d.arm {
+		return ""
+	}
+	return fmt.Sprintf("Not accepted: %s was chosen sooner than %v after this window appeared. Read it, then choose again.", allow, d.arm)
+}
+
+// saveNote returns why Save rule, chosen by closing e with rule a, saves
+// nothing (too soon for an allow rule, or a rule the form refuses), or ""
+// when it saves.
+func (d *walk) saveNote(e dialogExit, f *form.Form, a form.Answer) string {
+	if a.Choice.IsAllow() {
+		if note := d.tooSoon(e, form.SaveLabel); note != "" {
+			return note
+		}
+	}
+	if err := f.CheckRule(a); err != nil {
+		return "Not saved: " + form.Line(err.Error())
+	}
+	return ""
+}
+
+// input is what a dialog reads through a pipe: a viewer's text on
+// descriptor 3 (dialogDoc), or a form's values or a list's rows on stdin.
+// A dialog without input has /dev/null as stdin.
+type input struct {
+	text  string
+	stdin bool
+}
+
+// run shows one dialog: args follow the program name, in is fed to it. It
 // returns the exit status and output, or an error for the endings every
 // dialog shares (see the table above): ctx ended, killed by a signal, no
-// display, more output than dialogMaxOutput.
-func (d *walk) run(ctx context.Context, doc string, args ...string) (dialogExit, error) {
+// display, not started, more output than it may print.
+func (d *walk) run(ctx context.Context, in input, args ...string) (dialogExit, error) {
 	cmd := exec.CommandContext(ctx, d.path, args...)
 	cmd.Env = d.env
-	var stdout, stderr dialogCapped
+	stdout, stderr := dialogCapped{max: dialogMaxOutput + 2*len(in.text)}, dialogCapped{max: dialogMaxOutput}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if doc != "" {
-		f, err := dialogFile(doc)
-		if err != nil {
-			return dialogExit{}, err
-		}
-		defer f.Close()
-		cmd.ExtraFiles = []*os.File{f}
-	}
 	// Its own process group, so that nothing it starts outlives it; killed
 	// if askperm dies first, so that no prompt is left on the screen.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = dialogGrace
-	if err := cmd.Start(); err != nil {
+	r, w, err := dialogPipe(in)
+	if err != nil {
+		return dialogExit{}, fmt.Errorf("pipe for %s: %w", d.name, err)
+	}
+	switch {
+	case r == nil:
+	case in.stdin:
+		cmd.Stdin = r
+	default:
+		cmd.ExtraFiles = []*os.File{r}
+	}
+	err = cmd.Start()
+	if r != nil {
+		r.Close() // the dialog has its own copy
+	}
+	if err != nil {
+		if w != nil {
+			w.Close()
+		}
 		if ctx.Err() != nil {
 			return dialogExit{}, ctx.Err()
 		}
-		return dialogExit{}, fmt.Errorf("starting %s: %w", d.name, err)
+		return dialogExit{}, d.notStarted(fmt.Errorf("starting %s: %w", d.name, err))
 	}
-	err := cmd.Wait()
+	read := dialogFeed(w, in.text)
+	err = cmd.Wait()
+	e := dialogExit{ended: time.Now(), read: read()}
 	if ctx.Err() != nil {
 		// The deadline or a signal decides, whatever the dialog said. The
 		// group got SIGTERM, and its leader SIGKILL after the grace; the
@@ -314,7 +435,7 @@ func (d *walk) run(ctx context.Context, doc string, args ...string) (dialogExit,
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		return dialogExit{}, ctx.Err()
 	}
-	e := dialogExit{stdout: stdout.String(), stderr: stderr.String()}
+	e.stdout, e.stderr = stdout.String(), stderr.String()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
@@ -331,39 +452,102 @@ func (d *walk) run(ctx context.Context, doc string, args ...string) (dialogExit,
 		}
 		return e, fmt.Errorf("%s: %s: %w", d.name, lastLine(e.stderr), prompt.ErrUnavailable)
 	}
+	if in.text != "" && e.read.IsZero() && !d.shown {
+		return e, d.notStarted(fmt.Errorf("%s exited with status %d before reading its input: %s", d.name, e.code, lastLine(e.stderr)))
+	}
 	d.shown = true
 	if stdout.over {
-		return e, fmt.Errorf("%s printed more than %d bytes", d.name, dialogMaxOutput)
+		return e, fmt.Errorf("%s printed more than %d bytes", d.name, stdout.max)
 	}
 	return e, nil
 }
 
-// dialogFile returns an anonymous file holding doc, for a viewer to read
-// through /dev/fd/3: the text never touches argv or the disk.
-func dialogFile(doc string) (*os.File, error) {
-	fd, err := unix.MemfdCreate("askperm-request", unix.MFD_CLOEXEC)
-	if err != nil {
-		return nil, fmt.Errorf("anonymous file for the dialog: %w", err)
+// notStarted is the error of a dialog that showed no window: while no
+// dialog of the walk has opened, it wraps prompt.ErrUnavailable, so that
+// the chain moves on.
+func (d *walk) notStarted(err error) error {
+	if d.shown {
+		return err
 	}
-	f := os.NewFile(uintptr(fd), "askperm-request")
-	if _, err := f.WriteString(doc); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("anonymous file for the dialog: %w", err)
-	}
-	return f, nil
+	return fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
 }
 
-// dialogCapped keeps the first dialogMaxOutput bytes written to it and
-// drops the rest, never failing: a dialog blocked on a full pipe would
-// hang until the deadline. (Not an embedded bytes.Buffer: io.Copy would
-// use its ReadFrom and bypass the cap.)
+// dialogPipe is the pipe in travels through, none (nil files) when in
+// is empty.
+func dialogPipe(in input) (r, w *os.File, err error) {
+	if in.text == "" {
+		return nil, nil, nil
+	}
+	return os.Pipe()
+}
+
+// dialogFeed writes text into w, the pipe a dialog reads its input from,
+// and closes w once the pipe is drained: the dialog reads to its end. The
+// function it returns stops feeding and reports when the dialog had read
+// all, or the zero time if it never did. Without a pipe it reports zero.
+func dialogFeed(w *os.File, text string) func() time.Time {
+	if w == nil {
+		return func() time.Time { return time.Time{} }
+	}
+	stop := make(chan struct{})
+	done := make(chan time.Time, 1)
+	go func() {
+		var read time.Time
+		defer func() { w.Close(); done <- read }()
+		if _, err := w.WriteString(text); err != nil {
+			return
+		}
+		tick := time.NewTicker(dialogPoll)
+		defer tick.Stop()
+		for {
+			if n, err := dialogQueued(w); err != nil || n == 0 {
+				if err == nil {
+					read = time.Now()
+				}
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() time.Time {
+		close(stop)
+		w.Close() // ends a write blocked on a pipe nobody reads
+		return <-done
+	}
+}
+
+// dialogQueued is how many bytes wait in the pipe w (TIOCINQ is FIONREAD;
+// either end of a pipe answers it). Not w.Fd(): it would make w blocking,
+// and Close could no longer end a blocked write.
+func dialogQueued(w *os.File) (int, error) {
+	rc, err := w.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var ierr error
+	if err := rc.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }); err != nil {
+		return 0, err
+	}
+	return n, ierr
+}
+
+// dialogCapped keeps the first max bytes written to it and drops the
+// rest, never failing: a dialog blocked on a full pipe would hang until
+// the deadline. (Not an embedded bytes.Buffer: io.Copy would use its
+// ReadFrom and bypass the cap.)
 type dialogCapped struct {
 	buf  bytes.Buffer
+	max  int
 	over bool
 }
 
 func (c *dialogCapped) Write(p []byte) (int, error) {
-	keep := min(len(p), dialogMaxOutput-c.buf.Len())
+	keep := min(len(p), c.max-c.buf.Len())
 	c.over = c.over || keep < len(p)
 	c.buf.Write(p[:keep])
 	return len(p), nil

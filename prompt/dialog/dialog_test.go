@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,16 +25,20 @@ import (
 
 // dialogFakeScript is a stand-in for yad and zenity. Each run records its
 // argv and its initial environment (each element ended by a NUL, which
-// neither can hold) and the file on descriptor 3, then runs its step: a
-// shell snippet that prints and exits as the real program would. %[1]s is
-// the directory of the records.
+// neither can hold), runs its "before" step if it has one (a dialog that
+// ends before reading its input), reads its input on descriptor 3 and
+// stdin to their end as the real programs do, then runs its step: a shell
+// snippet that prints and exits as the real program would. %[1]s is the
+// directory of the records.
 const dialogFakeScript = `#!/bin/sh
 D='%[1]s'
 n=$(( $(cat "$D/count" 2>/dev/null || echo 0) + 1 ))
 echo $n > "$D/count"
 printf '%%s\0' "$@" > "$D/argv.$n"
 cat /proc/$$/environ > "$D/env.$n"
+[ -f "$D/before.$n" ] && . "$D/before.$n"
 if [ -e /dev/fd/3 ]; then cat /dev/fd/3 > "$D/doc.$n"; fi
+cat > "$D/stdin.$n"
 step="$D/step.$n"
 [ -f "$step" ] || step="$D/step.default"
 . "$step"
@@ -44,6 +48,7 @@ step="$D/step.$n"
 type dialogFake struct {
 	t   *testing.T
 	dir string
+	arm time.Duration // the arming delay of runs on it
 }
 
 // newDialogFake writes the fake and its steps, one per run in order; runs
@@ -98,8 +103,14 @@ func (fd *dialogFake) env(n int) []string {
 	return strings.Split(strings.TrimSuffix(s, "\x00"), "\x00")
 }
 
-// doc is the file run n read on descriptor 3.
+// doc is the text run n read on descriptor 3.
 func (fd *dialogFake) doc(n int) (string, bool) { return fd.read("doc." + strconv.Itoa(n)) }
+
+// stdin is the lines run n read on stdin, without their newlines.
+func (fd *dialogFake) stdin(n int) []string {
+	s, _ := fd.read("stdin." + strconv.Itoa(n))
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
 
 // allArgv is every run's arguments.
 func (fd *dialogFake) allArgv() [][]string {
@@ -120,11 +131,14 @@ func dialogEnvOf(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// options are the frontend options of a run on the fake: fd.arm as the
+// arming delay (none unless a test sets one), env as the caller's
+// environment.
 func (fd *dialogFake) options(env ...string) prompt.Options {
 	if env == nil {
 		env = []string{"DISPLAY=:42"}
 	}
-	return prompt.Options{Getenv: dialogEnvOf(env...), DialogPaths: map[string]string{"yad": fd.path(), "zenity": fd.path()}}
+	return prompt.Options{Getenv: dialogEnvOf(env...), ArmDelay: fd.arm, DialogPaths: map[string]string{"yad": fd.path(), "zenity": fd.path()}}
 }
 
 // dialogRequest is testdata/requests/write-file.json (with a session).
@@ -153,16 +167,6 @@ func dialogAsk(t *testing.T, name string, fd *dialogFake, req *decision.Request)
 	return New(decision.Frontend(name), fd.options()).Ask(ctx, dialogForm(req))
 }
 
-// dialogArg returns the value of the first "--name=" element of args.
-func dialogArg(args []string, name string) (string, bool) {
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
 // Exit statuses, as shell steps.
 const (
 	stepCancelledBySignal = `kill -KILL $$`
@@ -172,16 +176,37 @@ const (
 // zenityPrints is zenity's answer for an extra button.
 func zenityPrints(label string) string { return fmt.Sprintf("printf '%%s\\n' '%s'; exit 1", label) }
 
-// yadForm is yad's answer for a form closed by button id: its values,
-// each followed by the separator, then a newline.
+// yadForm is yad's answer for a form closed by button id: the text
+// field's value (the rule, escaped), then vals, each followed by the
+// separator, then a newline.
 func yadForm(id int, vals ...string) string {
-	return fmt.Sprintf(`printf '%s\037\n'; exit %d`, strings.Join(vals, `\037`), id)
+	return fmt.Sprintf(`printf 'Rule: allow\\n...\037%s\037\n'; exit %d`, strings.Join(vals, `\037`), id)
 }
 
 // dialogUnwrap undoes dialogWrap.
 func dialogUnwrap(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\n│     ", ""), "\n    ", "")
 }
+
+// yadUnline undoes yadLine.
+func yadUnline(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == 'n' {
+				b.WriteByte('\n')
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// yadRuleShown is the rule text run n of a yad rule form showed: the
+// first value on its stdin.
+func (fd *dialogFake) yadRuleShown(n int) string { return dialogUnwrap(yadUnline(fd.stdin(n)[0])) }
 
 func TestDialogUnavailable(t *testing.T) {
 	fd := newDialogFake(t)
@@ -286,6 +311,41 @@ func TestDialogEnvironment(t *testing.T) {
 	}
 }
 
+// A dialog runs under a UTF-8 locale, the caller's when it is one: under
+// another, both programs refuse askperm's non-ASCII labels.
+func TestDialogLocale(t *testing.T) {
+	for _, tc := range []struct {
+		caller []string
+		want   []string // the locale variables the dialog gets
+	}{
+		{nil, []string{"LC_ALL=C.UTF-8"}},
+		{[]string{"LANG=C"}, []string{"LANG=C", "LC_ALL=C.UTF-8"}},
+		{[]string{"LANG=en_US.UTF-8"}, []string{"LANG=en_US.UTF-8"}},
+		{[]string{"LANG=de_DE.utf8"}, []string{"LANG=de_DE.utf8"}},
+		{[]string{"LANG=de_DE.ISO-8859-1"}, []string{"LANG=de_DE.ISO-8859-1", "LC_ALL=C.UTF-8"}},
+		{[]string{"LC_ALL=POSIX", "LANG=en_US.UTF-8"}, []string{"LANG=en_US.UTF-8", "LC_ALL=C.UTF-8"}},
+		{[]string{"LC_ALL=en_GB.UTF-8", "LANG=C"}, []string{"LANG=C", "LC_ALL=en_GB.UTF-8"}},
+		{[]string{"LC_CTYPE=C.UTF-8", "LANG=C"}, []string{"LANG=C", "LC_CTYPE=C.UTF-8"}},
+		{[]string{"LC_CTYPE=C", "LANG=en_US.UTF-8"}, []string{"LANG=en_US.UTF-8", "LC_CTYPE=C", "LC_ALL=C.UTF-8"}},
+	} {
+		fd := newDialogFake(t, "exit 0", "printf '\\n'")
+		if _, err := New("yad", fd.options(append([]string{"DISPLAY=:42"}, tc.caller...)...)).Ask(context.Background(), dialogForm(dialogRequest(t))); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, kv := range fd.env(1) {
+			if strings.HasPrefix(kv, "LANG=") || strings.HasPrefix(kv, "LC_") {
+				got = append(got, kv)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(tc.want)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("caller %q: dialog locale %q, want %q", tc.caller, got, tc.want)
+		}
+	}
+}
+
 // The choice viewer of each program, for every exit status.
 func TestDialogViewExits(t *testing.T) {
 	type want struct {
@@ -336,7 +396,7 @@ func TestDialogViewExits(t *testing.T) {
 			if tc.prog == "zenity" {
 				s = zenity{d}
 			}
-			c, err := s.view(context.Background(), "the request", choices)
+			c, _, err := s.view(context.Background(), "the request", choices)
 			switch {
 			case tc.want.err == nil && (err != nil || c != tc.want.choice):
 				t.Errorf("view = %q, %v; want %q", c, err, tc.want.choice)
@@ -436,17 +496,24 @@ func TestDialogWalks(t *testing.T) {
 			want: wantDefault,
 			check: func(t *testing.T, fd *dialogFake) {
 				args := fd.argv(2)
-				want := []string{
-					"--field=Grant 1:CHK", "--field=Grant 2:CHK", "--field=Scope:CB", "--field=Workdir:CB", "--field=Lifetime:CB",
+				fields := []string{"--field=Rule:TXT", "--field=Grant 1:CHK", "--field=Grant 2:CHK", "--field=Scope:CB", "--field=Workdir:CB", "--field=Lifetime:CB"}
+				if got := args[len(args)-len(fields):]; !slices.Equal(got, fields) {
+					t.Errorf("rule form fields:\n got %q\nwant %q", got, fields)
+				}
+				values := []string{
 					"TRUE", "TRUE",
 					"^1. this file: exactly \"/home/a/p/report.md\"" + sep + "2. files under /home/a/p/: anything under \"/home/a/p/\"" + sep + "3. any file: any value",
 					"^1. in workdir \"/home/a/p\"" + sep + "2. in any workdir (every configured workdir, including future ones)",
 					"^1. until removed" + sep + "2. for 15 minutes" + sep + "3. for 16 hours",
 				}
-				if got := args[len(args)-len(want):]; !slices.Equal(got, want) {
-					t.Errorf("rule form fields and values:\n got %q\nwant %q", got, want)
+				if got, want := fd.stdin(2)[1:], append(values, "@disabled@"); !slices.Equal(got, want) {
+					t.Errorf("rule form values:\n got %q\nwant %q", got, want)
 				}
-				for _, b := range []string{"--button=« Back:20", "--button=Save rule:22", "--button=Deny once:0", "--num-output", "--separator=" + sep, "--item-separator=" + sep} {
+				if text := fd.yadRuleShown(2); !strings.Contains(text, "Rule: allow write_file") || !strings.Contains(text, "Grant 1: fs.write — write files in the workdir") ||
+					!strings.Contains(text, "Scope: Which File [path] the rule covers") {
+					t.Errorf("the rule field showed:\n%s", text)
+				}
+				for _, b := range []string{"--button=« Back:20", "--button=Save rule:22", "--button=Deny once:0", "--num-output", "--separator=" + sep, "--item-separator=" + sep, "--cycle-read", "--focus-field=2"} {
 					if !slices.Contains(args, b) {
 						t.Errorf("rule form lacks %q: %q", b, args)
 					}
@@ -456,13 +523,11 @@ func TestDialogWalks(t *testing.T) {
 			steps: []string{"exit 14", yadForm(22, changed...), yadForm(22, changed...)},
 			want:  wantChanged,
 			check: func(t *testing.T, fd *dialogFake) {
-				text, _ := dialogArg(fd.argv(3), "text")
-				if text = dialogUnwrap(text); !strings.Contains(text, "The rule changed") || !strings.Contains(text, "for 16 hours") {
+				if text := fd.yadRuleShown(3); !strings.HasPrefix(text, "The rule changed") || !strings.Contains(text, "for 16 hours") {
 					t.Errorf("the form shown again does not state the changed rule:\n%s", text)
 				}
-				args := fd.argv(3)
-				if !slices.Contains(args, "FALSE") || !slices.Contains(args, "1. until removed"+sep+"2. for 15 minutes"+sep+"^3. for 16 hours") {
-					t.Errorf("the form shown again does not preselect the changed rule: %q", args)
+				if values := fd.stdin(3); !slices.Contains(values, "FALSE") || !slices.Contains(values, "1. until removed"+sep+"2. for 15 minutes"+sep+"^3. for 16 hours") {
+					t.Errorf("the form shown again does not preselect the changed rule: %q", values)
 				}
 			}},
 		{name: "back keeps the rule", prog: "yad",
@@ -475,7 +540,7 @@ func TestDialogWalks(t *testing.T) {
 			steps: []string{"exit 14", yadForm(22, noGrants...), yadForm(22, noGrants...), "exit 0"},
 			want:  form.Answer{Choice: form.DenyOnce},
 			check: func(t *testing.T, fd *dialogFake) {
-				if text, _ := dialogArg(fd.argv(4), "text"); !strings.Contains(dialogUnwrap(text), "Not saved: grants: choose at least one") {
+				if text := fd.yadRuleShown(4); !strings.Contains(text, "Not saved: grants: choose at least one") {
 					t.Errorf("the form shown again does not say why:\n%s", text)
 				}
 			}},
@@ -499,15 +564,24 @@ func TestDialogWalks(t *testing.T) {
 				"printf '2\\n'", "printf '2\\n'", "printf '2\\n'", "printf '3\\n'", zenityPrints("Save rule")},
 			want: wantChanged,
 			check: func(t *testing.T, fd *dialogFake) {
-				grants := fd.argv(3)
-				if !slices.Contains(grants, "--checklist") || !slices.Contains(grants, "1. fs.write — write files in the workdir") {
+				if grants := fd.argv(3); !slices.Contains(grants, "--checklist") || !slices.Contains(grants, "--column=Grant") {
 					t.Errorf("grants list %q", grants)
 				}
-				dim := fd.argv(4)
-				if want := []string{"1", "✓", `1. this file: exactly "/home/a/p/report.md"`, "2", "", "2. files under /home/a/p/: anything under \"/home/a/p/\""}; !slices.Contains(dim, "--column=Which File [path] the rule covers") || !slices.Equal(dim[len(dim)-9:len(dim)-3], want) {
+				grants := dialogForm(dialogRequest(t)).RuleQuestions(form.Answer{Choice: form.AllowAlways})[0]
+				want := []string{"TRUE", "1", dialogItem(0, grants.Options[0].Label), "TRUE", "2", dialogItem(1, grants.Options[1].Label)}
+				if rows := fd.stdin(3); !slices.Equal(rows, want) || !strings.HasPrefix(rows[2], "1. fs.write — write files in the workdir") {
+					t.Errorf("grants list rows %q, want %q", rows, want)
+				}
+				if dim := fd.argv(4); !slices.Contains(dim, "--column=Scope") || !slices.Contains(dim, "--text=Scope: choose what the rule covers. Choosing nothing keeps the current choice.") {
 					t.Errorf("dimension list %q", dim)
 				}
-				if doc, _ := fd.doc(7); !strings.Contains(dialogUnwrap(doc), `anything under "/home/a/p/", in any workdir, granting fs.create, for 16 hours`) {
+				if want := []string{"1", "✓", `1. this file: exactly "/home/a/p/report.md"`, "2", "", "2. files under /home/a/p/: anything under \"/home/a/p/\""}; !slices.Equal(fd.stdin(4)[:6], want) {
+					t.Errorf("dimension list rows %q", fd.stdin(4))
+				}
+				if doc, _ := fd.doc(2); !strings.Contains(dialogUnwrap(doc), "Scope: Which File [path] the rule covers") {
+					t.Errorf("the rule viewer does not name the questions:\n%s", doc)
+				}
+				if doc, _ := fd.doc(7); !strings.Contains(dialogUnwrap(doc), `anything under "/home/a/p/", in any workdir, granting fs.create`) || !strings.Contains(doc, "for 16 hours") {
 					t.Errorf("the rule viewer shown again:\n%s", doc)
 				}
 			}},
@@ -619,6 +693,144 @@ func TestDialogOutputCapped(t *testing.T) {
 	}
 }
 
+// dialogSlow is a step that answers after the arming delay of
+// TestDialogArming (1 s) and dialogAppear have passed since the dialog
+// read its input.
+func dialogSlow(step string) string { return "sleep 1.3; " + step }
+
+// An allow (a choice, or Save rule of an allow rule) that comes sooner
+// than the arming delay after the dialog appeared does not count: the
+// dialog is shown again, saying why first, and a later allow counts. A
+// deny counts at once.
+func TestDialogArming(t *testing.T) {
+	const note = "Not accepted: %s was chosen sooner than 1s after this window appeared."
+	defaults := []string{"TRUE", "TRUE", "1", "1", "1"}
+	for _, tc := range []struct {
+		name, prog string
+		steps      []string
+		want       form.Choice
+		// noted is the run that must start with the note for allow, what
+		// it shows.
+		noted   int
+		allow   string
+		shownAt func(fd *dialogFake, n int) string
+	}{
+		{name: "allow once", prog: "yad", steps: []string{"exit 10", dialogSlow("exit 10")},
+			want: form.AllowOnce, noted: 2, allow: "Allow once"},
+		{name: "allow once", prog: "zenity", steps: []string{zenityPrints("Allow once"), dialogSlow(zenityPrints("Allow once"))},
+			want: form.AllowOnce, noted: 2, allow: "Allow once"},
+		{name: "save rule", prog: "yad",
+			steps: []string{dialogSlow("exit 14"), yadForm(22, defaults...), dialogSlow(yadForm(22, defaults...))},
+			want:  form.AllowAlways, noted: 3, allow: "Save rule"},
+		{name: "save rule", prog: "zenity",
+			steps: []string{dialogSlow(zenityPrints("Allow always…")), zenityPrints("Save rule"), dialogSlow(zenityPrints("Save rule"))},
+			want:  form.AllowAlways, noted: 3, allow: "Save rule"},
+		{name: "deny once", prog: "yad", steps: []string{"exit 0", "printf '\\n'"}, want: form.DenyOnce},
+		{name: "deny once", prog: "zenity", steps: []string{"exit 0", "printf '\\n'"}, want: form.DenyOnce},
+		{name: "deny always", prog: "yad", steps: []string{"exit 16", "printf '\\n'", yadForm(22, "1", "1", "1")}, want: form.DenyAlways},
+		{name: "deny always", prog: "zenity", steps: []string{zenityPrints("Deny always…"), "printf '\\n'", zenityPrints("Save rule")}, want: form.DenyAlways},
+	} {
+		t.Run(tc.prog+"/"+tc.name, func(t *testing.T) {
+			t.Parallel()
+			fd := newDialogFake(t, tc.steps...)
+			fd.arm = time.Second
+			a, err := dialogAsk(t, tc.prog, fd, dialogRequest(t))
+			if err != nil || a.Choice != tc.want {
+				t.Fatalf("Ask = %q, %v; want %q", a.Choice, err, tc.want)
+			}
+			if fd.runs() != len(tc.steps) {
+				t.Errorf("%d dialogs shown, want %d", fd.runs(), len(tc.steps))
+			}
+			if tc.noted == 0 {
+				return
+			}
+			shown, _ := fd.doc(tc.noted)
+			if tc.prog == "yad" && tc.allow == form.SaveLabel {
+				shown = fd.yadRuleShown(tc.noted)
+			}
+			if want := fmt.Sprintf(note, tc.allow); !strings.HasPrefix(dialogUnwrap(shown), want) {
+				t.Errorf("dialog %d shown again without saying why first:\n%s", tc.noted, shown)
+			}
+		})
+	}
+}
+
+// A dialog that never read its input cannot allow: it showed no window.
+func TestDialogArmingUnread(t *testing.T) {
+	for _, prog := range []string{"yad", "zenity"} {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			save := map[string]string{"yad": yadForm(22, "TRUE", "TRUE", "1", "1", "1"), "zenity": zenityPrints("Save rule")}[prog]
+			allow := map[string]string{"yad": "exit 14", "zenity": zenityPrints("Allow always…")}[prog]
+			fd := newDialogFake(t, dialogSlow(allow), "", "exit 0")
+			fd.arm = time.Second
+			fd.write("before.2", "sleep 1.3; "+save, 0o644)
+			a, err := dialogAsk(t, prog, fd, dialogRequest(t))
+			if err != nil || a.Choice != form.DenyOnce || fd.runs() != 3 {
+				t.Errorf("Ask = %q, %v after %d dialogs; want the rule shown again, then deny once", a.Choice, err, fd.runs())
+			}
+		})
+	}
+}
+
+// A dialog that cannot start (an option or a locale it refuses, a program
+// the kernel cannot run) leaves the chain to the next frontend; once a
+// dialog of the walk opened, such a failure is an error, never an answer.
+func TestDialogNotStarted(t *testing.T) {
+	const refuses = `echo "Unable to parse command line: Invalid byte sequence in conversion input" >&2; exit 255`
+	for _, prog := range []string{"yad", "zenity"} {
+		t.Run(prog, func(t *testing.T) {
+			fd := newDialogFake(t)
+			fd.write("before.1", refuses, 0o644)
+			_, err := dialogAsk(t, prog, fd, dialogRequest(t))
+			if !errors.Is(err, prompt.ErrUnavailable) || !strings.Contains(err.Error(), "Invalid byte sequence") {
+				t.Errorf("refused at start: err = %v, want prompt.ErrUnavailable saying why", err)
+			}
+
+			allow := map[string]string{"yad": "exit 14", "zenity": zenityPrints("Allow always…")}[prog]
+			fd = newDialogFake(t, allow)
+			fd.write("before.2", refuses, 0o644)
+			_, err = dialogAsk(t, prog, fd, dialogRequest(t))
+			if err == nil || errors.Is(err, prompt.ErrUnavailable) || errors.Is(err, prompt.ErrCancelled) {
+				t.Errorf("refused after the first dialog: err = %v, want an error", err)
+			}
+
+			noExec := filepath.Join(t.TempDir(), prog)
+			if err := os.WriteFile(noExec, []byte("#!/nonexistent/interpreter\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			o := prompt.Options{Getenv: dialogEnvOf("DISPLAY=:42"), DialogPaths: map[string]string{prog: noExec}}
+			if _, err := New(decision.Frontend(prog), o).Ask(context.Background(), dialogForm(dialogRequest(t))); !errors.Is(err, prompt.ErrUnavailable) {
+				t.Errorf("cannot be run: err = %v, want prompt.ErrUnavailable", err)
+			}
+		})
+	}
+}
+
+// Input larger than a pipe holds reaches the dialog whole; a dialog that
+// exits without reading it, leaving a child that holds the pipe open, ends
+// the feeding: Ask returns at once.
+func TestDialogInputFeeding(t *testing.T) {
+	fd := newDialogFake(t, "exit 0", "printf '\\n'")
+	f := dialogForm(dialogHuge())
+	if _, err := New("zenity", fd.options()).Ask(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := fd.doc(1); doc != dialogWrap(f.Message(form.StageChoice, f.Defaults())) || len(doc) < 4<<20 {
+		t.Errorf("the viewer read %d bytes, not its text", len(doc))
+	}
+
+	fd = newDialogFake(t)
+	fd.write("before.1", `sleep 5 >/dev/null 2>&1 & exit 0`, 0o644)
+	start := time.Now()
+	if _, err := New("yad", fd.options()).Ask(context.Background(), f); !errors.Is(err, prompt.ErrUnavailable) {
+		t.Errorf("err = %v, want prompt.ErrUnavailable", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Ask took %v", took)
+	}
+}
+
 // dialogWaitGone fails unless process pid is gone (or a zombie) within a
 // second.
 func dialogWaitGone(t *testing.T, pid int) {
@@ -636,37 +848,23 @@ func dialogWaitGone(t *testing.T, pid int) {
 }
 
 // dialogOptions are every option askperm passes, with "=" when it takes a
-// value; dialogTextOptions may hold untrusted text (one element each).
-var (
-	dialogOptions = []string{
-		"--text-info", "--entry", "--form", "--list", "--checklist", "--no-markup", "--center", "--num-output",
-		"--title=", "--width=", "--height=", "--filename=", "--font=", "--text=", "--button=", "--ok-label=",
-		"--extra-button=", "--entry-label=", "--entry-text=", "--separator=", "--item-separator=", "--field=",
-		"--column=", "--hide-column=", "--print-column=",
-	}
-	dialogTextOptions = []string{"--text=", "--column=", "--entry-text="}
-)
-
-// dialogPositional are the shapes of askperm's positional values: numbered
-// items ("^" marks yad's preselected one), row numbers, checkbox states,
-// the current-choice mark, or nothing.
-var dialogPositional = regexp.MustCompile(`^(\^?[0-9]+\. |[0-9]+$|TRUE$|FALSE$|✓$|$)`)
+// value.
+var dialogOptions = []string{
+	"--text-info", "--entry", "--form", "--list", "--checklist", "--no-markup", "--center", "--num-output",
+	"--cycle-read", "--title=", "--width=", "--height=", "--filename=", "--font=", "--text=", "--button=",
+	"--ok-label=", "--extra-button=", "--entry-label=", "--entry-text=", "--separator=", "--item-separator=",
+	"--field=", "--focus-field=", "--column=", "--hide-column=", "--print-column=",
+}
 
 // dialogCheckArgv checks the argv invariants of every dialog run: each
-// element starting with "-" is one of askperm's own options, and only
-// those of dialogTextOptions carry text from the request; button labels
-// have no underscore (a GTK mnemonic); positional values have askperm's
-// shapes, so none starts with "-".
-func dialogCheckArgv(t *testing.T, runs [][]string, untrusted ...string) {
+// element is one of askperm's own options (no positional values: values
+// and rows travel on stdin), and labels have no underscore (a GTK
+// mnemonic). That no element holds request text is the business of
+// TestDialogArgvIsTheRequestsShape.
+func dialogCheckArgv(t *testing.T, runs [][]string) {
 	t.Helper()
 	for _, args := range runs {
 		for _, a := range args {
-			if !strings.HasPrefix(a, "-") {
-				if !dialogPositional.MatchString(a) {
-					t.Errorf("positional value %q is not one askperm writes", a)
-				}
-				continue
-			}
 			opt := a
 			if i := strings.IndexByte(a, '='); i >= 0 {
 				opt = a[:i+1]
@@ -674,13 +872,6 @@ func dialogCheckArgv(t *testing.T, runs [][]string, untrusted ...string) {
 			if !slices.Contains(dialogOptions, opt) {
 				t.Errorf("argument %q is not one of askperm's options (in %q)", a, args)
 				continue
-			}
-			if !slices.Contains(dialogTextOptions, opt) {
-				for _, u := range untrusted {
-					if strings.Contains(a, u) {
-						t.Errorf("argument %q holds request text %q", a, u)
-					}
-				}
 			}
 			switch opt {
 			case "--button=", "--ok-label=", "--extra-button=", "--field=", "--entry-label=":
@@ -729,37 +920,31 @@ var dialogTraverse = map[string][]string{
 		zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 0", "exit 0"},
 }
 
-func TestDialogHostileArgv(t *testing.T) {
-	for _, prog := range []string{"yad", "zenity"} {
-		t.Run(prog, func(t *testing.T) {
-			req := dialogHostile(func(i int) string { return dialogEvil[i%len(dialogEvil)] + strconv.Itoa(i) })
-			fd := newDialogFake(t, dialogTraverse[prog]...)
-			if _, err := dialogAsk(t, prog, fd, req); err != nil {
-				t.Fatal(err)
-			}
-			var untrusted []string
-			for _, e := range dialogEvil {
-				if len(e) > 3 && !strings.HasPrefix(e, "W") && e != "TRUE" {
-					untrusted = append(untrusted, e)
-				}
-			}
-			dialogCheckArgv(t, fd.allArgv(), untrusted...)
-			for _, args := range fd.allArgv() {
-				for _, a := range args {
-					if strings.ContainsAny(a, "\x1b\u202e") {
-						t.Errorf("unrendered request text reached argv: %q", a)
-					}
-				}
-			}
-			if fd.runs() != len(dialogTraverse[prog]) {
-				t.Errorf("%d dialogs shown, want %d", fd.runs(), len(dialogTraverse[prog]))
-			}
-		})
-	}
+// dialogPlain is the request of dialogHostile's shape whose strings are
+// all plain words.
+func dialogPlain() *decision.Request {
+	return dialogHostile(func(i int) string { return "plain" + strconv.Itoa(i) })
 }
 
-// The argv invariants hold for random request strings.
-func TestDialogArgvProperty(t *testing.T) {
+// dialogTraverseArgv is every argv of dialogTraverse's dialogs for req.
+func dialogTraverseArgv(t *testing.T, prog string, req *decision.Request) [][]string {
+	t.Helper()
+	fd := newDialogFake(t, dialogTraverse[prog]...)
+	if _, err := dialogAsk(t, prog, fd, req); err != nil {
+		t.Fatal(err)
+	}
+	if fd.runs() != len(dialogTraverse[prog]) {
+		t.Errorf("%d dialogs shown, want %d", fd.runs(), len(dialogTraverse[prog]))
+	}
+	dialogCheckArgv(t, fd.allArgv())
+	return fd.allArgv()
+}
+
+// No request text reaches argv: every dialog's argv for a request of
+// dialogHostile's shape, its strings hostile (markup, escapes, option
+// look-alikes, separators, controls) or random, is the argv for the same
+// shape with plain words: it depends on the request's shape only.
+func TestDialogArgvIsTheRequestsShape(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"-", "--", "=", "<", ">", "&", "\\", "n", "^", "!", "|", ":", "_", " ", "\n", "\t", "\x1f", "\x1b", "a", "é", "中", "\u202e", "@disabled@", "--display=:9", "TRUE"}
 	random := func(int) string {
@@ -769,18 +954,87 @@ func TestDialogArgvProperty(t *testing.T) {
 		}
 		return b.String()
 	}
-	for i := range 20 {
-		for _, prog := range []string{"yad", "zenity"} {
-			req := dialogHostile(random)
+	reqs := []*decision.Request{dialogHostile(func(i int) string { return dialogEvil[i%len(dialogEvil)] + strconv.Itoa(i) })}
+	for range 20 {
+		reqs = append(reqs, dialogHostile(random))
+	}
+	for _, prog := range []string{"yad", "zenity"} {
+		want := dialogTraverseArgv(t, prog, dialogPlain())
+		for i, req := range reqs {
 			t.Run(fmt.Sprintf("%s/%d", prog, i), func(t *testing.T) {
 				t.Parallel()
-				fd := newDialogFake(t, dialogTraverse[prog]...)
-				if _, err := dialogAsk(t, prog, fd, req); err != nil {
-					t.Fatal(err)
+				if got := dialogTraverseArgv(t, prog, req); !reflect.DeepEqual(got, want) {
+					t.Errorf("argv depends on the request's text:\n got %q\nwant %q", got, want)
 				}
-				dialogCheckArgv(t, fd.allArgv(), "--display=:9")
 			})
 		}
+	}
+}
+
+// dialogHuge is a request at the protocol's limits where they make
+// argv grow: 1000 scopes of 4096-byte labels, 1000 grants of 4096-byte
+// descriptions, every string marked "HUGE".
+func dialogHuge() *decision.Request {
+	long := func(i int) string { return fmt.Sprintf("HUGE%04d", i) + strings.Repeat("é", 2044) }
+	req := &decision.Request{Server: "s", Tool: "HUGE tool", Action: "write",
+		Dimensions: []decision.Dimension{{Name: "path", Value: "HUGE value"}}, SessionID: "s"}
+	for i := range 1000 {
+		req.Dimensions[0].Scopes = append(req.Dimensions[0].Scopes, decision.Scope{Label: long(i), Match: fmt.Sprintf("HUGE/%d", i)})
+		req.Grants = append(req.Grants, decision.Grant{Name: fmt.Sprintf("HUGE.%d", i), Description: long(i)})
+	}
+	return req
+}
+
+// A request at the limits starts every dialog (no E2BIG), with no request
+// text in any argv, and every label reaches the dialog on its input.
+func TestDialogHugeRequest(t *testing.T) {
+	traverse := map[string][]string{
+		"yad": {"exit 16", "printf 'x\\n'", yadForm(20, "1", "1"), "exit 14", "exit 0"},
+		"zenity": {zenityPrints("Deny always…"), "printf 'x\\n'", zenityPrints("« Back"), zenityPrints("Allow always…"),
+			zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 0"},
+	}
+	for _, prog := range []string{"yad", "zenity"} {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			fd := newDialogFake(t, traverse[prog]...)
+			if _, err := dialogAsk(t, prog, fd, dialogHuge()); err != nil {
+				t.Fatal(err)
+			}
+			if fd.runs() != len(traverse[prog]) {
+				t.Fatalf("%d dialogs shown, want %d", fd.runs(), len(traverse[prog]))
+			}
+			size := 0
+			for _, args := range fd.allArgv() {
+				for _, a := range args {
+					size += len(a) + 1
+					if strings.Contains(a, "HUGE") || strings.Contains(a, "é") {
+						t.Fatalf("argument %.80q holds request text", a)
+					}
+				}
+			}
+			if size > 64<<10 {
+				t.Errorf("the dialogs' argv took %d bytes", size)
+			}
+			var input strings.Builder
+			for n := 1; n <= fd.runs(); n++ {
+				doc, _ := fd.doc(n)
+				input.WriteString(yadUnline(doc + strings.Join(fd.stdin(n), "\n")))
+			}
+			for i := range 1000 {
+				if !strings.Contains(input.String(), fmt.Sprintf("HUGE%04d", i)) {
+					t.Fatalf("label %d never reached the dialogs", i)
+				}
+			}
+			for n := 1; prog == "yad" && n <= fd.runs(); n++ {
+				for _, line := range fd.stdin(n) {
+					for _, item := range strings.Split(line, "\x1f") {
+						if w := ansi.StringWidth(item); strings.Contains(line, "\x1f") && w > dialogCells+1 {
+							t.Fatalf("combo item %.40q… is %d cells wide", item, w)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -7,12 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/prompt"
 )
 
 // yad shows the request in a --text-info viewer with a button per choice,
-// the denial reason in an --entry, and stage "rule" in one --form.
+// the denial reason in an --entry, and stage "rule" in one --form: the
+// rule in a read-only text field, then a checkbox or a combo per question.
 type yad struct{ d *walk }
 
 // Button ids askperm gives yad. Only a deny has id 0, which is also what
@@ -51,9 +54,12 @@ func yadArgs(kind string, more ...string) []string {
 
 func yadButtonArg(label string, id int) string { return fmt.Sprintf("--button=%s:%d", label, id) }
 
-// yadLiteral protects text from the g_strcompress yad applies to --text
-// and combo items, so that it shows exactly as given.
-func yadLiteral(s string) string { return strings.ReplaceAll(s, `\`, `\\`) }
+// yadLine is s as one line of a form's values: yad applies g_strcompress
+// to text fields and combo items, so a backslash is doubled and a newline
+// written as the escape that makes it one again.
+func yadLine(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "\n", `\n`)
+}
 
 // yadButton returns the id of the button that closed a yad dialog: 0 or
 // one of ids.
@@ -68,26 +74,26 @@ func yadButton(e dialogExit, ids ...int) (int, error) {
 	}
 }
 
-func (y yad) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, error) {
+func (y yad) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, dialogExit, error) {
 	args := yadArgs("--text-info", dialogDoc, dialogHeight, "--text=Read the request below, then choose.")
 	ids := make([]int, len(choices))
 	for i, c := range choices {
 		ids[i] = yadChoiceIDs[c]
 		args = append(args, yadButtonArg(form.ChoiceLabel(c), ids[i]))
 	}
-	e, err := y.d.run(ctx, text, args...)
+	e, err := y.d.run(ctx, input{text: text}, args...)
 	if err != nil {
-		return "", err
+		return "", e, err
 	}
 	id, err := yadButton(e, ids...)
 	if err != nil {
-		return "", err
+		return "", e, err
 	}
-	return choices[slices.Index(ids, id)], nil
+	return choices[slices.Index(ids, id)], e, nil
 }
 
 func (y yad) reason(ctx context.Context, c form.Choice, before string) (string, error) {
-	e, err := y.d.run(ctx, "", yadArgs("--entry",
+	e, err := y.d.run(ctx, input{}, yadArgs("--entry",
 		"--text="+dialogReasonText, "--entry-label=Reason", "--entry-text="+before,
 		yadButtonArg(form.ChoiceLabel(c), 0))...)
 	if err != nil {
@@ -105,7 +111,7 @@ func (y yad) reason(ctx context.Context, c form.Choice, before string) (string, 
 func (y yad) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
 	note := ""
 	for {
-		b, id, err := y.ruleForm(ctx, f, *a, note)
+		b, id, e, err := y.ruleForm(ctx, f, *a, note)
 		switch {
 		case err != nil:
 			return false, err
@@ -119,69 +125,92 @@ func (y yad) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, e
 			*a = b
 			note = "The rule changed: check it, then choose Save rule again."
 		default:
-			if err := f.CheckRule(b); err != nil {
-				note = "Not saved: " + form.Line(err.Error())
-				continue
+			if note = y.d.saveNote(e, f, b); note == "" {
+				return false, nil
 			}
-			return false, nil
 		}
 	}
 }
 
-// ruleForm shows the rule form for a and returns the answer it holds when
-// closed by Back or Save rule, and the button's id. A question that takes
-// several answers is a checkbox per option, any other a combo.
-func (y yad) ruleForm(ctx context.Context, f *form.Form, a form.Answer, note string) (form.Answer, int, error) {
+// yadRuleText is the form's text field: the note, the rule, and every
+// option of every question in full, by the labels of askperm's own that
+// the fields carry ("Grant 1", "Scope option 2"), each at the margin.
+func yadRuleText(f *form.Form, a form.Answer, qs []form.Question, note string) string {
 	var text strings.Builder
-	var fields, values []string
+	if note != "" {
+		text.WriteString(note + "\n\n")
+	}
 	text.WriteString(f.Message(form.StageRule, a))
+	for _, q := range qs {
+		item := q.Item
+		if !q.Multi {
+			fmt.Fprintf(&text, "%s: %s\n", q.Name, q.Title)
+			item = q.Name + " option"
+		}
+		for i, o := range q.Options {
+			fmt.Fprintf(&text, "%s %d: %s\n", item, i+1, o.Label)
+		}
+	}
+	return text.String()
+}
+
+// ruleForm shows the rule form for a and returns the answer it holds when
+// closed by Back or Save rule, the button's id, and how it ended. The
+// first field shows the rule and every option in full (yadRuleText); then
+// a question that takes several answers is a checkbox per option, any
+// other a combo whose items are cut to one line: a combo item of many
+// lines made the window taller than the screen, and a thousand of them
+// kept yad busy for half a minute. Every value goes on stdin, one line per
+// field, and one more that cycles to the rule (--cycle-read) and disables
+// it: it can be read, not edited. The focus starts on field 2 when that is
+// a checkbox; yad cannot give it to a combo, so then it starts on the
+// rule, a Tab before the first combo.
+func (y yad) ruleForm(ctx context.Context, f *form.Form, a form.Answer, note string) (form.Answer, int, dialogExit, error) {
 	qs := f.RuleQuestions(a)
+	fields := []string{"--field=Rule:TXT"}
+	values := []string{yadLine(dialogWrap(yadRuleText(f, a, qs, note)))}
 	for _, q := range qs {
 		if q.Multi {
 			chosen := q.Chosen(a)
 			for i, o := range q.Options {
-				fmt.Fprintf(&text, "%s %d: %s\n", q.Item, i+1, o.Label)
 				fields = append(fields, fmt.Sprintf("--field=%s %d:CHK", q.Item, i+1))
 				values = append(values, strings.ToUpper(strconv.FormatBool(slices.Contains(chosen, o.Value))))
 			}
 			continue
 		}
-		fmt.Fprintf(&text, "%s: %s\n", q.Name, q.Title)
 		fields = append(fields, "--field="+q.Name+":CB")
 		items := make([]string, len(q.Options))
 		for i, o := range q.Options {
-			items[i] = yadLiteral(dialogWrap(dialogItem(i, o.Label)))
+			items[i] = yadLine(ansi.Truncate(dialogItem(i, o.Label), dialogCells, "…"))
 			if i == dialogCurrent(q, a) {
 				items[i] = "^" + items[i] // the preselected item
 			}
 		}
 		values = append(values, strings.Join(items, yadSep))
 	}
-	if note != "" {
-		text.WriteString("\n" + note + "\n")
-	}
-	args := yadArgs("--form", "--separator="+yadSep, "--item-separator="+yadSep, "--num-output",
-		"--text="+yadLiteral(dialogWrap(text.String())),
+	values = append(values, "@disabled@")
+	args := yadArgs("--form", dialogHeight, "--separator="+yadSep, "--item-separator="+yadSep, "--num-output",
+		"--cycle-read", "--focus-field=2", "--text=Check the rule, choose its parts below, then choose Save rule.",
 		yadButtonArg(form.BackLabel, yadBack), yadButtonArg(form.SaveLabel, yadSave), yadButtonArg(form.ChoiceLabel(form.DenyOnce), 0))
-	e, err := y.d.run(ctx, "", append(append(args, fields...), values...)...)
+	e, err := y.d.run(ctx, input{text: strings.Join(values, "\n") + "\n", stdin: true}, append(args, fields...)...)
 	if err != nil {
-		return a, 0, err
+		return a, 0, e, err
 	}
 	id, err := yadButton(e, yadBack, yadSave)
 	if err != nil || id == 0 {
-		return a, id, err
+		return a, id, e, err
 	}
 	b, err := yadParseRule(e.stdout, qs, a)
-	return b, id, err
+	return b, id, e, err
 }
 
 // yadParseRule reads the rule form's output into a copy of a: one value
-// per field (TRUE or FALSE per checkbox, each combo's 1-based index), each
-// followed by yadSep, then a newline.
+// per field (the rule's text, then TRUE or FALSE per checkbox, each
+// combo's 1-based index), each followed by yadSep, then a newline.
 func yadParseRule(out string, qs []form.Question, a form.Answer) (form.Answer, error) {
-	bad := fmt.Errorf("yad printed an unexpected rule form: %s", form.Line(out))
+	bad := fmt.Errorf("yad printed an unexpected rule form: %s", lastLine(out))
 	vals := strings.Split(out, yadSep)
-	n := 0
+	n := 1
 	for _, q := range qs {
 		if q.Multi {
 			n += len(q.Options)
@@ -192,6 +221,7 @@ func yadParseRule(out string, qs []form.Question, a form.Answer) (form.Answer, e
 	if len(vals) != n+1 || vals[n] != "\n" {
 		return a, bad
 	}
+	vals = vals[1:] // the rule's text
 	for _, q := range qs {
 		if q.Multi {
 			var chosen []string

@@ -15,8 +15,9 @@ import (
 // once and whose extra buttons are the other choices, and the denial
 // reason in an --entry. Stage "rule" is a viewer of the rule to save (Deny
 // once, Back, Change…, Save rule); Change… asks each part of the rule in a
-// --list, then the rule is shown again. zenity's --forms cannot preselect
-// a combo, and its text neither wraps nor honours --no-markup.
+// --list, its rows read from stdin, then the rule is shown again. zenity's
+// --forms cannot preselect a combo, and its text neither wraps nor honours
+// --no-markup.
 type zenity struct{ d *walk }
 
 // zenityExitCancel is zenity's status for Cancel, Escape, the window
@@ -44,21 +45,23 @@ func zenityButton(e dialogExit, extras ...string) (string, error) {
 }
 
 // show shows text in a viewer whose OK button (and Enter) is Deny once,
-// with extra buttons; it returns the extra chosen, or "" for Deny once.
-func (z zenity) show(ctx context.Context, text string, extras ...string) (string, error) {
+// with extra buttons; it returns the extra chosen, or "" for Deny once,
+// and how the viewer ended.
+func (z zenity) show(ctx context.Context, text string, extras ...string) (string, dialogExit, error) {
 	args := dialogArgs("--text-info", dialogDoc, dialogHeight, "--font=Monospace 10",
 		"--ok-label="+form.ChoiceLabel(form.DenyOnce))
 	for _, l := range extras {
 		args = append(args, "--extra-button="+l)
 	}
-	e, err := z.d.run(ctx, text, args...)
+	e, err := z.d.run(ctx, input{text: text}, args...)
 	if err != nil {
-		return "", err
+		return "", e, err
 	}
-	return zenityButton(e, extras...)
+	b, err := zenityButton(e, extras...)
+	return b, e, err
 }
 
-func (z zenity) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, error) {
+func (z zenity) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, dialogExit, error) {
 	var others []form.Choice
 	var labels []string
 	for _, c := range choices {
@@ -67,18 +70,18 @@ func (z zenity) view(ctx context.Context, text string, choices []form.Choice) (f
 			labels = append(labels, form.ChoiceLabel(c))
 		}
 	}
-	b, err := z.show(ctx, text, labels...)
+	b, e, err := z.show(ctx, text, labels...)
 	switch {
 	case err != nil:
-		return "", err
+		return "", e, err
 	case b == "":
-		return form.DenyOnce, nil
+		return form.DenyOnce, e, nil
 	}
-	return others[slices.Index(labels, b)], nil
+	return others[slices.Index(labels, b)], e, nil
 }
 
 func (z zenity) reason(ctx context.Context, c form.Choice, before string) (string, error) {
-	e, err := z.d.run(ctx, "", dialogArgs("--entry",
+	e, err := z.d.run(ctx, input{}, dialogArgs("--entry",
 		"--text="+dialogReasonText, "--entry-text="+before, "--ok-label="+form.ChoiceLabel(c))...)
 	if err != nil {
 		return "", err
@@ -92,8 +95,7 @@ func (z zenity) reason(ctx context.Context, c form.Choice, before string) (strin
 func (z zenity) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
 	note := ""
 	for {
-		text := f.Message(form.StageRule, *a) + "\nChoose Change… to change the rule, Save rule to save it.\n" + note
-		b, err := z.show(ctx, dialogWrap(text), form.BackLabel, dialogChange, form.SaveLabel)
+		b, e, err := z.show(ctx, dialogWrap(note+zenityRuleText(f, *a)), form.BackLabel, dialogChange, form.SaveLabel)
 		switch {
 		case err != nil:
 			return false, err
@@ -108,43 +110,55 @@ func (z zenity) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool
 			}
 			note = ""
 		default:
-			if err := f.CheckRule(*a); err != nil {
-				note = "\nNot saved: " + form.Line(err.Error()) + "\n"
-				continue
+			if note = z.d.saveNote(e, f, *a); note == "" {
+				return false, nil
 			}
-			return false, nil
+			note += "\n\n"
 		}
 	}
 }
 
+// zenityRuleText is the rule viewer's text: the rule, and the questions
+// Change… asks, by the names its lists give them.
+func zenityRuleText(f *form.Form, a form.Answer) string {
+	var text strings.Builder
+	text.WriteString(f.Message(form.StageRule, a))
+	text.WriteString("\nChoose Change… to change the rule, Save rule to save it. Change… asks in turn:\n")
+	for _, q := range f.RuleQuestions(a) {
+		fmt.Fprintf(&text, "%s: %s\n", q.Name, q.Title)
+	}
+	return text.String()
+}
+
 // change asks each question of the rule in turn: a checklist for one
-// that takes several answers, a list for the others.
+// that takes several answers, a list for the others. The rows, which hold
+// request text, go on stdin, one cell per line.
 func (z zenity) change(ctx context.Context, f *form.Form, a *form.Answer) error {
 	for _, q := range f.RuleQuestions(*a) {
-		var args []string
+		var args, cells []string
 		if q.Multi {
 			args = dialogArgs("--list", "--checklist", dialogHeight,
-				"--text=Check what the rule gives. Uncheck those to refuse.",
-				"--column=Give", "--column=ID", "--column="+q.Title, "--hide-column=2", "--print-column=2")
+				"--text="+q.Name+": check what the rule gives. Uncheck those to refuse.",
+				"--column=Give", "--column=ID", "--column="+q.Item, "--hide-column=2", "--print-column=2")
 			chosen := q.Chosen(*a)
 			for i, o := range q.Options {
-				args = append(args, strings.ToUpper(strconv.FormatBool(slices.Contains(chosen, o.Value))),
+				cells = append(cells, strings.ToUpper(strconv.FormatBool(slices.Contains(chosen, o.Value))),
 					strconv.Itoa(i+1), dialogItem(i, o.Label))
 			}
 		} else {
 			args = dialogArgs("--list", dialogHeight,
-				"--text=Choose what the rule covers. Choosing nothing keeps the current choice.",
-				"--column=ID", "--column=Now", "--column="+q.Title, "--hide-column=1", "--print-column=1")
+				"--text="+q.Name+": choose what the rule covers. Choosing nothing keeps the current choice.",
+				"--column=ID", "--column=Now", "--column="+q.Name, "--hide-column=1", "--print-column=1")
 			cur := dialogCurrent(q, *a)
 			for i, o := range q.Options {
 				mark := ""
 				if i == cur {
 					mark = "✓"
 				}
-				args = append(args, strconv.Itoa(i+1), mark, dialogItem(i, o.Label))
+				cells = append(cells, strconv.Itoa(i+1), mark, dialogItem(i, o.Label))
 			}
 		}
-		picked, err := z.list(ctx, args, len(q.Options))
+		picked, err := z.list(ctx, args, cells, len(q.Options))
 		if err != nil {
 			return err
 		}
@@ -159,10 +173,11 @@ func (z zenity) change(ctx context.Context, f *form.Form, a *form.Answer) error 
 	return nil
 }
 
-// list shows a list of n rows whose printed column holds the row numbers
-// 1 to n, and returns the 0-based indexes printed (separated by "|").
-func (z zenity) list(ctx context.Context, args []string, n int) ([]int, error) {
-	e, err := z.d.run(ctx, "", args...)
+// list shows a list of n rows, its cells read from stdin, whose printed
+// column holds the row numbers 1 to n, and returns the 0-based indexes
+// printed (separated by "|").
+func (z zenity) list(ctx context.Context, args, cells []string, n int) ([]int, error) {
+	e, err := z.d.run(ctx, input{text: strings.Join(cells, "\n") + "\n", stdin: true}, args...)
 	if err != nil {
 		return nil, err
 	}
