@@ -26,6 +26,22 @@ type Config struct {
 	ArmDelay Duration `toml:"arm_delay"`
 	// Dialogs maps "yad" and "zenity" to absolute program paths.
 	Dialogs map[string]string `toml:"dialogs"`
+	// State is where and how askperm remembers.
+	State struct {
+		Dir         string   `toml:"dir"`          // the state directory, absolute
+		Remember    *bool    `toml:"remember"`     // false: remember nothing
+		SessionIdle Duration `toml:"session_idle"` // how long a session approval lives unused
+	} `toml:"state"`
+	// Breaker holds the denial breaker's thresholds; 0 turns one off.
+	Breaker struct {
+		Consecutive *int `toml:"consecutive"`
+		Window      *int `toml:"window"`
+		Within      *int `toml:"within"`
+	} `toml:"breaker"`
+	// Limits holds the prompt rate limit; 0 turns it off.
+	Limits struct {
+		PromptsPerMinute *int `toml:"prompts_per_minute"`
+	} `toml:"limits"`
 }
 
 // Duration is a duration as config.toml gives it: a string such as "30s",

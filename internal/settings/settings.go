@@ -121,12 +121,30 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		pick(&s.Prompt.TTY, str, from{"--tty", f.TTY}, from{"ASKPERM_TTY", getenv("ASKPERM_TTY")}),
 		pick(&s.Prompt.ArmDelay, ParseDuration, key("arm_delay", string(cfg.ArmDelay))),
 		pick(&s.StateDir, absolute, from{"--state-dir", f.StateDir}, from{"ASKPERM_STATE_DIR", getenv("ASKPERM_STATE_DIR")},
-			from{"XDG state directory", StateDir(getenv)}),
+			key("state.dir", cfg.State.Dir), from{"XDG state directory", StateDir(getenv)}),
+		pick(&s.SessionIdle, ParseDuration, key("state.session_idle", string(cfg.State.SessionIdle))),
+		count(&s.Breaker.Consecutive, key("breaker.consecutive", ""), cfg.Breaker.Consecutive),
+		count(&s.Breaker.Window, key("breaker.window", ""), cfg.Breaker.Window),
+		count(&s.Breaker.Within, key("breaker.within", ""), cfg.Breaker.Within),
+		count(&s.PromptsPerMinute, key("limits.prompts_per_minute", ""), cfg.Limits.PromptsPerMinute),
 	)
-	if f.NoRemember {
+	if f.NoRemember || cfg.State.Remember != nil && !*cfg.State.Remember {
 		s.StateDir = ""
 	}
 	return s, err
+}
+
+// count stores a count of the config file, when it gives one, in dst;
+// a negative one is an error naming its key.
+func count(dst *int, at from, v *int) error {
+	switch {
+	case v == nil:
+	case *v < 0:
+		return fmt.Errorf("%s: %d is negative", at.source, *v)
+	default:
+		*dst = *v
+	}
+	return nil
 }
 
 // cannedAnswers are the canned answers the flags give, nil for none. The

@@ -131,3 +131,43 @@ func TestResolveParsesOnlyTheWinner(t *testing.T) {
 		t.Errorf("got %+v, %v", s, err)
 	}
 }
+
+// The [state], [breaker] and [limits] sections of config.toml.
+func TestResolveMemorySections(t *testing.T) {
+	getenv, _ := env(t, `
+[state]
+dir = "/srv/askperm-state"
+session_idle = "2h"
+[breaker]
+consecutive = 5
+within = 0
+[limits]
+prompts_per_minute = 0
+`)
+	s, err := Resolve(Flags{}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.StateDir != "/srv/askperm-state" || s.SessionIdle != 2*time.Hour || s.Breaker.Consecutive != 5 || s.Breaker.Within != 0 ||
+		s.Breaker.Window != 50 || s.PromptsPerMinute != 0 {
+		t.Errorf("got %+v", s)
+	}
+	if s, _ := Resolve(Flags{StateDir: "/other"}, getenv); s.StateDir != "/other" {
+		t.Errorf("--state-dir over the config: %q", s.StateDir)
+	}
+	off, _ := env(t, "[state]\nremember = false\n")
+	if s, err := Resolve(Flags{}, off); err != nil || s.StateDir != "" {
+		t.Errorf("remember = false: %q, %v", s.StateDir, err)
+	}
+	for cfg, want := range map[string]string{
+		"[breaker]\nwindow = -1\n":           "config.toml: breaker.window: -1 is negative",
+		"[state]\ndir = \"rel\"\n":           `config.toml: state.dir: "rel" is not an absolute path`,
+		"[state]\nsession_idle = \"soon\"\n": `config.toml: state.session_idle: "soon"`,
+		"[limits]\nprompts_per_hour = 1\n":   "unknown keys: limits.prompts_per_hour",
+	} {
+		getenv, _ := env(t, cfg)
+		if _, err := Resolve(Flags{}, getenv); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", cfg, err, want)
+		}
+	}
+}
