@@ -9,18 +9,18 @@ import (
 // annotation is one [[annotations]] entry: a mode for the tools its glob
 // matches.
 type annotation struct {
-	tool *decision.Pattern
+	tool glob
 	mode string
 }
 
 // modes are the annotation policy's modes.
 var modes = []string{"auto", "prompt", "writes", "approve"}
 
-func compileAnnotation(at annotationTOML) (annotation, error) {
+func (c *compiler) annotation(at annotationTOML) (annotation, error) {
 	if at.Tool == "" {
 		return annotation{}, fmt.Errorf("tool: missing")
 	}
-	p, err := decision.CompileGlob(at.Tool)
+	p, err := c.glob(at.Tool)
 	if err != nil {
 		return annotation{}, fmt.Errorf("tool: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -66,50 +67,74 @@ type Rule struct {
 	Message       string
 	Justification string
 	file          string
-	tool, server  *decision.Pattern
-	source, act   *decision.Pattern
-	dims          map[string]*decision.Pattern
+	fields        [4]glob // tool, server, source, action; p nil when not given
+	dims          []dimGlob
 	when          []predicate
+}
+
+// glob is a compiled glob and its number among a policy's distinct globs,
+// by which a request's check remembers its results.
+type glob struct {
+	p  *decision.Pattern
+	id int
+}
+
+type dimGlob struct {
+	name string
+	glob
 }
 
 // compiler compiles each distinct glob and path once, so that rules
 // sharing them share the compiled form, and a request's check computes
-// each once.
+// each once: they are numbered, and a check keeps their results by number.
 type compiler struct {
-	globs map[string]*decision.Pattern
-	paths map[string]*jsonpath.Path
+	globs map[string]glob
+	paths map[string]pathRef
 }
 
-func (c *compiler) glob(pattern string) (*decision.Pattern, error) {
-	if p, ok := c.globs[pattern]; ok {
-		return p, nil
+type pathRef struct {
+	p  *jsonpath.Path
+	id int
+}
+
+func newCompiler() *compiler {
+	return &compiler{globs: map[string]glob{}, paths: map[string]pathRef{}}
+}
+
+func (c *compiler) glob(pattern string) (glob, error) {
+	if g, ok := c.globs[pattern]; ok {
+		return g, nil
 	}
 	p, err := decision.CompileGlob(pattern)
-	if err == nil {
-		c.globs[pattern] = p
+	if err != nil {
+		return glob{}, err
 	}
-	return p, err
+	g := glob{p, len(c.globs)}
+	c.globs[pattern] = g
+	return g, nil
 }
 
-func (c *compiler) path(s string) (*jsonpath.Path, error) {
+func (c *compiler) path(s string) (pathRef, error) {
 	if p, ok := c.paths[s]; ok {
 		return p, nil
 	}
 	p, err := jsonpath.Parse(s)
-	if err == nil {
-		c.paths[s] = p
+	if err != nil {
+		return pathRef{}, err
 	}
-	return p, err
+	ref := pathRef{p, len(c.paths)}
+	c.paths[s] = ref
+	return ref, nil
 }
 
-// parseFile compiles the rules file named name (for messages) from b.
-func parseFile(name string, b []byte) (*Policy, error) {
+// parseFile compiles the rules file named name (for messages) from b
+// with c, which the files of one policy share.
+func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 	var f fileTOML
 	if err := decodeRules(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p := &Policy{}
-	c := &compiler{globs: map[string]*decision.Pattern{}, paths: map[string]*jsonpath.Path{}}
 	for i, rt := range f.Rules {
 		r, err := c.rule(name, i+1, rt)
 		if err != nil {
@@ -125,7 +150,7 @@ func parseFile(name string, b []byte) (*Policy, error) {
 		p.verbs, p.verbsFile = v, name
 	}
 	for i, at := range f.Annotations {
-		a, err := compileAnnotation(at)
+		a, err := c.annotation(at)
 		if err != nil {
 			return nil, fmt.Errorf("%s: annotations %d: %w", name, i+1, err)
 		}
@@ -160,25 +185,23 @@ func (c *compiler) rule(file string, n int, rt ruleTOML) (*Rule, error) {
 	}
 	r.Verdict = v
 	var err error
-	for _, g := range []struct {
+	for i, g := range []struct {
 		key string
 		src *string
-		dst **decision.Pattern
-	}{{"tool", rt.Tool, &r.tool}, {"server", rt.Server, &r.server}, {"source", rt.Source, &r.source}, {"action", rt.Action, &r.act}} {
+	}{{"tool", rt.Tool}, {"server", rt.Server}, {"source", rt.Source}, {"action", rt.Action}} {
 		if g.src == nil {
 			continue
 		}
-		if *g.dst, err = c.glob(*g.src); err != nil {
+		if r.fields[i], err = c.glob(*g.src); err != nil {
 			return nil, fail("%s: %v", g.key, err)
 		}
 	}
-	for name, pattern := range rt.Dimensions {
-		if r.dims == nil {
-			r.dims = map[string]*decision.Pattern{}
-		}
-		if r.dims[name], err = c.glob(pattern); err != nil {
+	for _, name := range slices.Sorted(maps.Keys(rt.Dimensions)) {
+		g, err := c.glob(rt.Dimensions[name])
+		if err != nil {
 			return nil, fail("dimensions.%s: %v", name, err)
 		}
+		r.dims = append(r.dims, dimGlob{name, g})
 	}
 	for i, pt := range rt.When {
 		p, err := c.predicate(pt)
@@ -227,20 +250,21 @@ func (r *Rule) Matches(req *decision.Request) bool {
 
 // lazyArgs is what checking one request against many rules computes
 // once: its arguments decoded, when a predicate first needs them, and the
-// result of each glob and path, which rules share (compiled once per
-// pattern by the loader).
+// result of each glob and path, which rules share, kept by their number.
 type lazyArgs struct {
 	req     *decision.Request
 	done    bool
 	v       any
 	invalid bool
-	globs   map[globKey]bool
-	paths   map[*jsonpath.Path][]any
+	fields  [4][]int8 // per field, per glob: 0 not yet, 1 no, 2 yes
+	dims    map[dimKey]bool
+	paths   [][]any
+	have    []bool
 }
 
-type globKey struct {
-	p     *decision.Pattern
-	value string
+type dimKey struct {
+	id   int
+	name string
 }
 
 func (l *lazyArgs) get() (any, bool) {
@@ -252,43 +276,62 @@ func (l *lazyArgs) get() (any, bool) {
 	return l.v, !l.invalid
 }
 
-func (l *lazyArgs) match(p *decision.Pattern, value string) bool {
-	k := globKey{p, value}
-	m, ok := l.globs[k]
-	if !ok {
-		if l.globs == nil {
-			l.globs = map[globKey]bool{}
+// field is whether g matches the request's field i (tool, server, source,
+// action); a missing field never matches.
+func (l *lazyArgs) field(i int, g glob) bool {
+	value := [4]string{l.req.Tool, l.req.Server, l.req.Source, l.req.Action}[i]
+	if value == "" {
+		return false
+	}
+	hits := l.fields[i]
+	if g.id >= len(hits) {
+		hits = append(hits, make([]int8, g.id+1-len(hits))...)
+		l.fields[i] = hits
+	}
+	if hits[g.id] == 0 {
+		hits[g.id] = 1
+		if g.p.Match(value) {
+			hits[g.id] = 2
 		}
-		m = p.Match(value)
-		l.globs[k] = m
+	}
+	return hits[g.id] == 2
+}
+
+// dim is whether g matches the value of the request's dimension name; a
+// missing dimension never matches.
+func (l *lazyArgs) dim(name string, g glob) bool {
+	k := dimKey{g.id, name}
+	m, ok := l.dims[k]
+	if !ok {
+		i := slices.IndexFunc(l.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
+		m = i >= 0 && g.p.Match(l.req.Dimensions[i].Value)
+		if l.dims == nil {
+			l.dims = map[dimKey]bool{}
+		}
+		l.dims[k] = m
 	}
 	return m
 }
 
-func (l *lazyArgs) selected(path *jsonpath.Path, args any) []any {
-	found, ok := l.paths[path]
-	if !ok {
-		if l.paths == nil {
-			l.paths = map[*jsonpath.Path][]any{}
-		}
-		found = path.Select(args)
-		l.paths[path] = found
+func (l *lazyArgs) selected(path pathRef, args any) []any {
+	if path.id >= len(l.paths) {
+		l.paths = append(l.paths, make([][]any, path.id+1-len(l.paths))...)
+		l.have = append(l.have, make([]bool, path.id+1-len(l.have))...)
 	}
-	return found
+	if !l.have[path.id] {
+		l.paths[path.id], l.have[path.id] = path.p.Select(args), true
+	}
+	return l.paths[path.id]
 }
 
 func (r *Rule) matches(req *decision.Request, args *lazyArgs) bool {
-	for _, m := range []struct {
-		p *decision.Pattern
-		v string
-	}{{r.tool, req.Tool}, {r.server, req.Server}, {r.source, req.Source}, {r.act, req.Action}} {
-		if m.p != nil && (m.v == "" || !args.match(m.p, m.v)) {
+	for i, g := range r.fields {
+		if g.p != nil && !args.field(i, g) {
 			return false
 		}
 	}
-	for name, p := range r.dims {
-		i := slices.IndexFunc(req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
-		if i < 0 || !args.match(p, req.Dimensions[i].Value) {
+	for _, d := range r.dims {
+		if !args.dim(d.name, d.glob) {
 			return false
 		}
 	}
@@ -321,7 +364,7 @@ func argumentsOf(req *decision.Request) (any, bool) {
 
 // predicate is one compiled [[rule.when]].
 type predicate struct {
-	path   *jsonpath.Path
+	path   pathRef
 	op     string
 	values []any // equals: one; in and prefix: the list
 	regex  *regexp.Regexp
@@ -337,7 +380,7 @@ func (c *compiler) predicate(pt predicateTOML) (predicate, error) {
 	if err != nil {
 		return p, fmt.Errorf("path %q: %v", pt.Path, err)
 	}
-	if path.Query().Singular() == nil {
+	if path.p.Query().Singular() == nil {
 		return p, fmt.Errorf("path %q: not a singular path (one value at most: $.a.b, $['k'], $.a[0])", pt.Path)
 	}
 	p.path = path
@@ -384,7 +427,7 @@ func (c *compiler) predicate(pt predicateTOML) (predicate, error) {
 
 // holds reports whether the predicate holds for args. A path that does
 // not resolve fails every operation but exists = false.
-func (p predicate) holds(args any) bool { return p.holdsFor(p.path.Select(args)) }
+func (p predicate) holds(args any) bool { return p.holdsFor(p.path.p.Select(args)) }
 
 // holdsFor is holds for what the path selected.
 func (p predicate) holdsFor(found []any) bool {

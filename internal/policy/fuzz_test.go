@@ -5,10 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/theory/jsonpath"
-
-	"github.com/askperm/askperm/decision"
 )
 
 // FuzzRulesFile: a rules file of any bytes is loaded or refused, never a
@@ -53,8 +49,7 @@ func FuzzPath(f *testing.F) {
 	}
 	args := []any{nil, "s", []any{"a", 1.0}, map[string]any{"a": []any{map[string]any{"b": true}}}}
 	f.Fuzz(func(t *testing.T, path string) {
-		c := &compiler{globs: map[string]*decision.Pattern{}, paths: map[string]*jsonpath.Path{}}
-		p, err := c.predicate(predicateTOML{Path: path, Exists: new(bool)})
+		p, err := newCompiler().predicate(predicateTOML{Path: path, Exists: new(bool)})
 		if err != nil {
 			if !strings.Contains(err.Error(), fmt.Sprintf("%q", path)) && path != "" {
 				t.Fatalf("the error does not name the path: %v", err)

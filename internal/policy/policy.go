@@ -24,6 +24,7 @@ type Policy struct {
 // one file may set [verbs], and one [[annotations]].
 func Load(user string, named []string) (*Policy, error) {
 	p := &Policy{}
+	c := newCompiler()
 	files := named
 	if user != "" {
 		files = append([]string{user}, named...)
@@ -36,7 +37,7 @@ func Load(user string, named []string) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := parseFile(path, b)
+		f, err := parseFile(c, path, b)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +49,7 @@ func Load(user string, named []string) (*Policy, error) {
 }
 
 // Parse compiles one rules file's text; name names it in messages.
-func Parse(name string, b []byte) (*Policy, error) { return parseFile(name, b) }
+func Parse(name string, b []byte) (*Policy, error) { return parseFile(newCompiler(), name, b) }
 
 func (p *Policy) add(f *Policy) error {
 	p.rules = append(p.rules, f.rules...)
@@ -91,7 +92,7 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 		}
 	}
 	for _, an := range p.annotations {
-		if req.Tool != "" && an.tool.Match(req.Tool) {
+		if req.Tool != "" && an.tool.p.Match(req.Tool) {
 			o := rule(an.opinion(req.Annotations), "annotations", "annotations."+an.mode, "")
 			o.NoSession = o.Verdict == Prompt && (an.mode == "prompt" || an.mode == "writes")
 			ops = append(ops, o)
