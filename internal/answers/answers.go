@@ -7,12 +7,12 @@ package answers
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/match"
 	"github.com/askperm/askperm/internal/userfile"
 )
 
@@ -42,21 +42,8 @@ type Entry struct {
 	WorkdirScope string            `toml:"workdir_scope"`
 	Lifetime     string            `toml:"lifetime"`
 
-	// compiled is set by check: an entry that was not checked matches
-	// nothing.
-	compiled *matchers
-}
-
-// matchers are an entry's globs, compiled once.
-type matchers struct {
-	fields []fieldMatcher
-	dims   map[string]*decision.Pattern
-}
-
-// fieldMatcher is the glob one request field must match.
-type fieldMatcher struct {
-	glob  *decision.Pattern
-	field func(*decision.Request) string
+	match    match.Matcher
+	compiled bool // set by check: an entry never checked matches nothing
 }
 
 // Load reads and checks the answers file at path (a user file: refused when
@@ -80,8 +67,11 @@ func Parse(b []byte) (*File, error) {
 	if err := userfile.DecodeTOML(b, &f); err != nil {
 		return nil, err
 	}
+	// One compiler for the file: a request's match.Cache keeps the results
+	// of the entries' globs by their numbers.
+	c := match.NewCompiler()
 	for i := range f.Entries {
-		if err := f.Entries[i].check(); err != nil {
+		if err := f.Entries[i].check(c); err != nil {
 			return nil, fmt.Errorf("answer %d: %w", i+1, err)
 		}
 	}
@@ -92,7 +82,7 @@ func Parse(b []byte) (*File, error) {
 var Choices = []form.Choice{form.AllowOnce, form.DenyOnce, form.AllowAlways, form.DenyAlways, form.AllowSession}
 
 // check validates e and compiles its matchers.
-func (e *Entry) check() error {
+func (e *Entry) check(c *match.Compiler) error {
 	if e.Choice == "" {
 		return errors.New("choice: missing")
 	}
@@ -109,68 +99,32 @@ func (e *Entry) check() error {
 	if e.Choice == form.DenyAlways && e.Grants != nil {
 		return errors.New("grants: a deny-always rule grants nothing")
 	}
+	// A plain string is a glob without wildcards; an empty one is no
+	// matcher.
+	var spec match.Spec
+	for i, v := range []string{e.Tool, e.Server, e.Source, e.Action} {
+		if v != "" {
+			spec.Fields[i] = &v
+		}
+	}
+	spec.Dimensions = e.Dimensions
 	var err error
-	e.compiled, err = e.compile()
-	return err
-}
-
-// compile compiles e's matchers, naming the first invalid one.
-func (e *Entry) compile() (*matchers, error) {
-	m := &matchers{dims: map[string]*decision.Pattern{}}
-	for _, f := range []struct {
-		key, glob string
-		field     func(*decision.Request) string
-	}{
-		{"tool", e.Tool, func(r *decision.Request) string { return r.Tool }},
-		{"server", e.Server, func(r *decision.Request) string { return r.Server }},
-		{"source", e.Source, func(r *decision.Request) string { return r.Source }},
-		{"action", e.Action, func(r *decision.Request) string { return r.Action }},
-	} {
-		if f.glob == "" {
-			continue
-		}
-		p, err := decision.CompileGlob(f.glob)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.key, err)
-		}
-		m.fields = append(m.fields, fieldMatcher{p, f.field})
+	if e.match, err = c.Matcher(spec); err != nil {
+		return err
 	}
-	for _, name := range slices.Sorted(maps.Keys(e.Dimensions)) {
-		p, err := decision.CompileGlob(e.Dimensions[name])
-		if err != nil {
-			return nil, fmt.Errorf("dimensions.%s: %w", name, err)
-		}
-		m.dims[name] = p
-	}
-	return m, nil
+	e.compiled = true
+	return nil
 }
 
 // Match returns the first entry matching req.
 func (f *File) Match(req *decision.Request) (Entry, bool) {
+	c := match.NewCache(req)
 	for _, e := range f.Entries {
-		if e.matches(req) {
+		if e.compiled && e.match.Match(c) {
 			return e, true
 		}
 	}
 	return Entry{}, false
-}
-
-func (e Entry) matches(req *decision.Request) bool {
-	if e.compiled == nil {
-		return false
-	}
-	for _, m := range e.compiled.fields {
-		if v := m.field(req); v == "" || !m.glob.Match(v) {
-			return false
-		}
-	}
-	for name, p := range e.compiled.dims {
-		i := slices.IndexFunc(req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
-		if i < 0 || !p.Match(req.Dimensions[i].Value) {
-			return false
-		}
-	}
-	return true
 }
 
 // Answer is the form answer e gives: the form's defaults, with what e sets.
@@ -199,7 +153,7 @@ func (e Entry) Answer(f *form.Form) form.Answer {
 // always-choice.
 func Single(choice, message string) (*File, error) {
 	e := Entry{Choice: form.Choice(choice), Message: message}
-	if err := e.check(); err != nil {
+	if err := e.check(match.NewCompiler()); err != nil {
 		return nil, err
 	}
 	return &File{Entries: []Entry{e}}, nil

@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/match"
 )
 
 // annotation is one [[annotations]] entry: a mode for the tools its glob
 // matches.
 type annotation struct {
-	tool glob
+	tool match.Glob
 	mode string
 }
 
@@ -20,7 +21,7 @@ func (c *compiler) annotation(at annotationTOML) (annotation, error) {
 	if at.Tool == "" {
 		return annotation{}, fmt.Errorf("tool: missing")
 	}
-	p, err := c.glob(at.Tool)
+	p, err := c.globs.Glob(at.Tool)
 	if err != nil {
 		return annotation{}, fmt.Errorf("tool: %v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/theory/jsonpath"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/match"
 	"github.com/askperm/askperm/internal/userfile"
 )
 
@@ -67,28 +67,15 @@ type Rule struct {
 	Message       string
 	Justification string
 	file          string
-	fields        [4]glob // tool, server, source, action; p nil when not given
-	dims          []dimGlob
+	match         match.Matcher
 	when          []predicate
-}
-
-// glob is a compiled glob and its number among a policy's distinct globs,
-// by which a request's check remembers its results.
-type glob struct {
-	p  *decision.Pattern
-	id int
-}
-
-type dimGlob struct {
-	name string
-	glob
 }
 
 // compiler compiles each distinct glob and path once, so that rules
 // sharing them share the compiled form, and a request's check computes
 // each once: they are numbered, and a check keeps their results by number.
 type compiler struct {
-	globs map[string]glob
+	globs *match.Compiler
 	paths map[string]pathRef
 }
 
@@ -98,20 +85,7 @@ type pathRef struct {
 }
 
 func newCompiler() *compiler {
-	return &compiler{globs: map[string]glob{}, paths: map[string]pathRef{}}
-}
-
-func (c *compiler) glob(pattern string) (glob, error) {
-	if g, ok := c.globs[pattern]; ok {
-		return g, nil
-	}
-	p, err := decision.CompileGlob(pattern)
-	if err != nil {
-		return glob{}, err
-	}
-	g := glob{p, len(c.globs)}
-	c.globs[pattern] = g
-	return g, nil
+	return &compiler{globs: match.NewCompiler(), paths: map[string]pathRef{}}
 }
 
 func (c *compiler) path(s string) (pathRef, error) {
@@ -185,23 +159,9 @@ func (c *compiler) rule(file string, n int, rt ruleTOML) (*Rule, error) {
 	}
 	r.Verdict = v
 	var err error
-	for i, g := range []struct {
-		key string
-		src *string
-	}{{"tool", rt.Tool}, {"server", rt.Server}, {"source", rt.Source}, {"action", rt.Action}} {
-		if g.src == nil {
-			continue
-		}
-		if r.fields[i], err = c.glob(*g.src); err != nil {
-			return nil, fail("%s: %v", g.key, err)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(rt.Dimensions)) {
-		g, err := c.glob(rt.Dimensions[name])
-		if err != nil {
-			return nil, fail("dimensions.%s: %v", name, err)
-		}
-		r.dims = append(r.dims, dimGlob{name, g})
+	spec := match.Spec{Fields: [4]*string{rt.Tool, rt.Server, rt.Source, rt.Action}, Dimensions: rt.Dimensions}
+	if r.match, err = c.globs.Matcher(spec); err != nil {
+		return nil, fail("%v", err)
 	}
 	for i, pt := range rt.When {
 		p, err := c.predicate(pt)
@@ -245,26 +205,25 @@ func exampleRequest(partial map[string]any) (*decision.Request, error) {
 // Matches reports whether every matcher and predicate of r holds for req.
 // A request field that is missing never matches a matcher that is given.
 func (r *Rule) Matches(req *decision.Request) bool {
-	return r.matches(req, &lazyArgs{req: req})
+	return r.matches(req, newLazyArgs(req))
 }
 
 // lazyArgs is what checking one request against many rules computes
-// once: its arguments decoded, when a predicate first needs them, and the
-// result of each glob and path, which rules share, kept by their number.
+// once: the globs' results (match.Cache), its arguments decoded when a
+// predicate first needs them, and what each path selects, kept by the
+// path's number.
 type lazyArgs struct {
+	*match.Cache
 	req     *decision.Request
 	done    bool
 	v       any
 	invalid bool
-	fields  [4][]int8 // per field, per glob: 0 not yet, 1 no, 2 yes
-	dims    map[dimKey]bool
 	paths   [][]any
 	have    []bool
 }
 
-type dimKey struct {
-	id   int
-	name string
+func newLazyArgs(req *decision.Request) *lazyArgs {
+	return &lazyArgs{Cache: match.NewCache(req), req: req}
 }
 
 func (l *lazyArgs) get() (any, bool) {
@@ -274,43 +233,6 @@ func (l *lazyArgs) get() (any, bool) {
 		l.invalid = !l.invalid
 	}
 	return l.v, !l.invalid
-}
-
-// field is whether g matches the request's field i (tool, server, source,
-// action); a missing field never matches.
-func (l *lazyArgs) field(i int, g glob) bool {
-	value := [4]string{l.req.Tool, l.req.Server, l.req.Source, l.req.Action}[i]
-	if value == "" {
-		return false
-	}
-	hits := l.fields[i]
-	if g.id >= len(hits) {
-		hits = append(hits, make([]int8, g.id+1-len(hits))...)
-		l.fields[i] = hits
-	}
-	if hits[g.id] == 0 {
-		hits[g.id] = 1
-		if g.p.Match(value) {
-			hits[g.id] = 2
-		}
-	}
-	return hits[g.id] == 2
-}
-
-// dim is whether g matches the value of the request's dimension name; a
-// missing dimension never matches.
-func (l *lazyArgs) dim(name string, g glob) bool {
-	k := dimKey{g.id, name}
-	m, ok := l.dims[k]
-	if !ok {
-		i := slices.IndexFunc(l.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
-		m = i >= 0 && g.p.Match(l.req.Dimensions[i].Value)
-		if l.dims == nil {
-			l.dims = map[dimKey]bool{}
-		}
-		l.dims[k] = m
-	}
-	return m
 }
 
 func (l *lazyArgs) selected(path pathRef, args any) []any {
@@ -325,15 +247,8 @@ func (l *lazyArgs) selected(path pathRef, args any) []any {
 }
 
 func (r *Rule) matches(req *decision.Request, args *lazyArgs) bool {
-	for i, g := range r.fields {
-		if g.p != nil && !args.field(i, g) {
-			return false
-		}
-	}
-	for _, d := range r.dims {
-		if !args.dim(d.name, d.glob) {
-			return false
-		}
+	if !r.match.Match(args.Cache) {
+		return false
 	}
 	if len(r.when) == 0 {
 		return true

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/match"
 	"github.com/askperm/askperm/internal/userfile"
 )
 
@@ -80,7 +81,7 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 	rule := func(v Verdict, source, name, message string) Opinion {
 		return Opinion{Verdict: v, By: decision.FrontendRules, Cause: decision.CauseRule, Source: source, Name: name, Message: message}
 	}
-	args := &lazyArgs{req: req}
+	args := newLazyArgs(req)
 	for _, r := range p.rules {
 		if r.matches(req, args) {
 			ops = append(ops, rule(r.Verdict, "rules", r.Name, r.Message))
@@ -92,7 +93,7 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 		}
 	}
 	for _, an := range p.annotations {
-		if req.Tool != "" && an.tool.p.Match(req.Tool) {
+		if args.Field(match.Tool, an.tool) {
 			o := rule(an.opinion(req.Annotations), "annotations", "annotations."+an.mode, "")
 			o.NoSession = o.Verdict == Prompt && (an.mode == "prompt" || an.mode == "writes")
 			ops = append(ops, o)

@@ -1,0 +1,166 @@
+// Package match owns the request matchers that canned answers and rules
+// share (protocol section 8): globs on a request's tool, server, source
+// and action, and on the value of each named dimension; all given must
+// match, and a request field that is missing never matches a matcher that
+// is given. A Compiler compiles each distinct glob once and numbers it, so
+// that a Cache, one per request, computes each glob's result once however
+// many matchers share it.
+package match
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// Field is a request field a matcher can match.
+type Field int
+
+// The fields, in the order of Spec.
+const (
+	Tool Field = iota
+	Server
+	Source
+	Action
+)
+
+var fieldNames = [...]string{"tool", "server", "source", "action"}
+
+// Spec is a matcher as written: nil is no matcher for that field.
+type Spec struct {
+	Fields     [4]*string        // Tool, Server, Source, Action
+	Dimensions map[string]string // dimension name -> glob on its value
+}
+
+// Glob is a compiled glob and its number among a compiler's globs.
+type Glob struct {
+	p  *decision.Pattern
+	id int
+}
+
+// Matcher is a compiled Spec.
+type Matcher struct {
+	fields [4]Glob // p nil: not given
+	dims   []dimGlob
+}
+
+type dimGlob struct {
+	name string
+	Glob
+}
+
+// Compiler compiles globs, each distinct one once.
+type Compiler struct {
+	globs map[string]Glob
+}
+
+// NewCompiler returns a compiler with no globs yet.
+func NewCompiler() *Compiler { return &Compiler{globs: map[string]Glob{}} }
+
+// Glob compiles pattern (see decision.CompileGlob).
+func (c *Compiler) Glob(pattern string) (Glob, error) {
+	if g, ok := c.globs[pattern]; ok {
+		return g, nil
+	}
+	p, err := decision.CompileGlob(pattern)
+	if err != nil {
+		return Glob{}, err
+	}
+	g := Glob{p, len(c.globs)}
+	c.globs[pattern] = g
+	return g, nil
+}
+
+// Matcher compiles s, naming the first invalid glob ("tool: …",
+// "dimensions.path: …").
+func (c *Compiler) Matcher(s Spec) (Matcher, error) {
+	var m Matcher
+	for i, src := range s.Fields {
+		if src == nil {
+			continue
+		}
+		g, err := c.Glob(*src)
+		if err != nil {
+			return Matcher{}, fmt.Errorf("%s: %w", fieldNames[i], err)
+		}
+		m.fields[i] = g
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Dimensions)) {
+		g, err := c.Glob(s.Dimensions[name])
+		if err != nil {
+			return Matcher{}, fmt.Errorf("dimensions.%s: %w", name, err)
+		}
+		m.dims = append(m.dims, dimGlob{name, g})
+	}
+	return m, nil
+}
+
+// Match reports whether every matcher of m matches the cache's request.
+func (m Matcher) Match(c *Cache) bool {
+	for i, g := range m.fields {
+		if g.p != nil && !c.Field(Field(i), g) {
+			return false
+		}
+	}
+	for _, d := range m.dims {
+		if !c.dim(d.name, d.Glob) {
+			return false
+		}
+	}
+	return true
+}
+
+// Cache keeps the results of globs for one request, by their numbers: it
+// serves the matchers of one Compiler only.
+type Cache struct {
+	req    *decision.Request
+	fields [4][]int8 // per field, per glob number: 0 not yet, 1 no, 2 yes
+	dims   map[dimKey]bool
+}
+
+type dimKey struct {
+	id   int
+	name string
+}
+
+// NewCache returns an empty cache for req.
+func NewCache(req *decision.Request) *Cache { return &Cache{req: req} }
+
+// Field reports whether g matches the request's field f; a missing field
+// never matches.
+func (c *Cache) Field(f Field, g Glob) bool {
+	value := [4]string{c.req.Tool, c.req.Server, c.req.Source, c.req.Action}[f]
+	if value == "" {
+		return false
+	}
+	hits := c.fields[f]
+	if g.id >= len(hits) {
+		hits = append(hits, make([]int8, g.id+1-len(hits))...)
+		c.fields[f] = hits
+	}
+	if hits[g.id] == 0 {
+		hits[g.id] = 1
+		if g.p.Match(value) {
+			hits[g.id] = 2
+		}
+	}
+	return hits[g.id] == 2
+}
+
+// dim reports whether g matches the value of the request's dimension
+// name; a missing dimension never matches.
+func (c *Cache) dim(name string, g Glob) bool {
+	k := dimKey{g.id, name}
+	m, ok := c.dims[k]
+	if !ok {
+		i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
+		m = i >= 0 && g.p.Match(c.req.Dimensions[i].Value)
+		if c.dims == nil {
+			c.dims = map[dimKey]bool{}
+		}
+		c.dims[k] = m
+	}
+	return m
+}
