@@ -49,7 +49,7 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 // it lists and forgets.
 func TestImportGraph(t *testing.T) {
 	graph := imports(t)
-	for _, want := range []string{"decision", "form", "prompt", "prompt/tui", "prompt/line", "prompt/dialog", "internal/pipeline", "internal/settings", "cmd"} {
+	for _, want := range []string{"decision", "helpers", "form", "prompt", "prompt/tui", "prompt/line", "prompt/dialog", "internal/pipeline", "internal/settings", "cmd"} {
 		if _, ok := graph[want]; !ok {
 			t.Fatalf("package %s is missing: the rules below would pass vacuously", want)
 		}
@@ -63,6 +63,8 @@ func TestImportGraph(t *testing.T) {
 			switch {
 			case pkg == "decision":
 				bad(dep, "the protocol imports nothing of askperm")
+			case pkg == "helpers" && dep != "decision":
+				bad(dep, "the caller's side imports only the protocol")
 			case pkg == "form" && dep != "decision":
 				bad(dep, "the form imports only the protocol")
 			case pkg == "prompt" && dep != "decision" && dep != "form":
