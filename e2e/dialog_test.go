@@ -18,7 +18,7 @@ import (
 )
 
 // The dialogs, for real: askperm runs yad or zenity on a private Xvfb
-// display, and xdotool plays the person (security.md section 8): find the
+// display, and xdotool plays the person: find the
 // dialog's window, focus it, type plain keys. The keys were found by
 // experiment with yad 0.40.0 and zenity 3.44.0:
 //

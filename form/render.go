@@ -14,8 +14,7 @@ import (
 	"github.com/askperm/askperm/decision"
 )
 
-// This file is the one rendering routine of untrusted text (security.md
-// section 2). The output is an unambiguous notation: every input, even
+// This file is the one rendering routine of untrusted text. The output is an unambiguous notation: every input, even
 // invalid UTF-8, has exactly one rendering, so two different strings never
 // look alike because of the renderer. Its tokens are
 //
