@@ -14,9 +14,10 @@ import (
 	"github.com/askperm/askperm/decision"
 )
 
-// This file is the one rendering routine of untrusted text. The output is an unambiguous notation: every input, even
-// invalid UTF-8, has exactly one rendering, so two different strings never
-// look alike because of the renderer. Its tokens are
+// This file is the one rendering routine of untrusted text. The output is
+// an unambiguous notation: every input, even invalid UTF-8, has exactly one
+// rendering, so two different strings never look alike because of the
+// renderer. Its tokens are
 //
 //	a shown rune     any rune but `\` and `⟨` that passes the rules below
 //	\\               a backslash
