@@ -175,8 +175,9 @@ func TestSize(t *testing.T) {
 	}
 }
 
-// checkRendering asserts the renderer's promises on one rendering: valid UTF-8; only printable runes (no C0, DEL, C1, Cf, Zl, Zp,
-// Co, Cs or Cn), save tab and newline in a block; none the renderer calls
+// checkRendering asserts the renderer's promises on one rendering: valid
+// UTF-8; only printable runes (no C0, DEL, C1, Cf, Zl, Zp, Co, Cs or Cn),
+// save tab and newline in a block; none the renderer calls
 // hidden; no combining mark at the start or more than maxMarks in a row; in
 // a line no run of 4 spaces; every line as wide in the width library as in
 // cells; and the input recoverable from the output, which makes the
