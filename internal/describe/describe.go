@@ -1,0 +1,176 @@
+// Package describe turns a tool call (a tool's name, its arguments and its
+// MCP annotations) into a permission request whose dimensions let an
+// always-rule cover no more than the person saw: the exact arguments by
+// default; for an argument recognised as a path, the file, its folder and
+// the workdir; for a URL, the URL and its origin; for a shell command, the
+// command and, only when it holds no shell syntax, its leading words. The
+// MCP proxy and the agents' hook adapters share it.
+package describe
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// Call is one tool call to describe.
+type Call struct {
+	Server      string
+	Tool        string
+	Arguments   json.RawMessage // a JSON object, or nil
+	Annotations *decision.Annotations
+	// Workdir is the directory the agent works in, when known; paths under
+	// it are offered a scope for all of it.
+	Workdir string
+}
+
+// Argument names that hold a path or a shell command, besides values that
+// show themselves (an absolute path, an http(s) URL).
+var (
+	pathNames    = []string{"path", "file", "file_path", "filepath", "filename", "directory", "dir", "source", "destination", "target", "repo_path", "cwd"}
+	commandNames = []string{"command", "cmd", "script", "shell_command"}
+)
+
+// wordsKept is how many leading words of a command a words scope keeps:
+// the program and its subcommand (`git status`, `go test`).
+const wordsKept = 2
+
+// Describe returns the request of c. Its action is read for a tool
+// annotated read-only, write for one annotated non-destructive, else
+// destructive (MCP's defaults).
+func Describe(c Call) (*decision.Request, error) {
+	req := &decision.Request{Server: c.Server, Tool: c.Tool, Action: action(c.Annotations), Annotations: c.Annotations}
+	if len(c.Arguments) > 0 {
+		req.Arguments = c.Arguments
+	}
+	if c.Workdir != "" {
+		req.Workdir = &decision.Workdir{Value: c.Workdir}
+	}
+	var args map[string]json.RawMessage
+	if len(c.Arguments) > 0 {
+		if err := json.Unmarshal(c.Arguments, &args); err != nil {
+			return nil, fmt.Errorf("describe: arguments: not a JSON object: %w", err)
+		}
+	}
+	for _, name := range sortedKeys(args) {
+		var s string
+		if json.Unmarshal(args[name], &s) != nil || s == "" || len(s) > decision.MaxLineBytes {
+			continue
+		}
+		if d, ok := dimension(name, s, c.Workdir); ok {
+			req.Dimensions = append(req.Dimensions, d)
+		}
+	}
+	if len(req.Dimensions) == 0 && len(args) > 0 {
+		// Nothing recognised: an always-rule covers these exact arguments.
+		canonical, err := decision.Canonical(c.Arguments)
+		if err == nil && len(canonical) <= decision.MaxLineBytes {
+			v := string(canonical)
+			req.Dimensions = append(req.Dimensions, decision.Dimension{Name: "arguments", Label: "Arguments", Value: v,
+				Scopes: []decision.Scope{{Label: "these exact arguments", Match: v, Kind: decision.KindExact}}})
+		}
+	}
+	if len(req.Dimensions) > decision.MaxListEntries {
+		req.Dimensions = req.Dimensions[:0] // no rule could cover them all: ask each time
+		req.Persistent = new(bool)
+	}
+	return req, nil
+}
+
+func action(a *decision.Annotations) string {
+	switch {
+	case a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint:
+		return "read"
+	case a != nil && a.DestructiveHint != nil && !*a.DestructiveHint:
+		return "write"
+	}
+	return "destructive"
+}
+
+// dimension is the dimension of argument name with value s, when it is a
+// path, a URL or a command.
+func dimension(name, s, workdir string) (decision.Dimension, bool) {
+	d := decision.Dimension{Name: name, Label: name, Value: s}
+	exact := decision.Scope{Label: "exactly this", Match: s, Kind: decision.KindExact}
+	lower := strings.ToLower(name)
+	switch {
+	case slices.Contains(commandNames, lower):
+		d.Scopes = []decision.Scope{exact}
+		if w := leadingWords(s); w != "" {
+			d.Scopes = append(d.Scopes, decision.Scope{Label: "commands starting " + w, Match: w, Kind: decision.KindWords})
+		}
+	case isURL(s):
+		d.Scopes = []decision.Scope{exact}
+		if o := origin(s); o != "" && o != s {
+			d.Scopes = append(d.Scopes, decision.Scope{Label: "anything on " + o, Match: o, Kind: decision.KindPrefix})
+		}
+	case path.IsAbs(s) || slices.Contains(pathNames, lower) && !strings.Contains(s, "://"):
+		d.Scopes = []decision.Scope{exact}
+		if path.IsAbs(s) {
+			clean := path.Clean(s)
+			if dir := path.Dir(clean); dir != "/" && dir != clean {
+				d.Scopes = append(d.Scopes, decision.Scope{Label: "files in " + dir, Match: dir + "/", Kind: decision.KindPrefix})
+			}
+			if workdir != "" && path.IsAbs(workdir) && (decision.Scope{Match: workdir, Kind: decision.KindPrefix}).Covers(clean) &&
+				path.Clean(workdir) != path.Dir(clean) {
+				d.Scopes = append(d.Scopes, decision.Scope{Label: "anything in the workdir", Match: path.Clean(workdir) + "/", Kind: decision.KindPrefix})
+			}
+		}
+	default:
+		return decision.Dimension{}, false
+	}
+	// A scope the call itself is not in would be a rule about other calls;
+	// a match offered twice is offered once.
+	var kept []decision.Scope
+	for _, sc := range d.Scopes {
+		if sc.Covers(s) && !slices.ContainsFunc(kept, func(k decision.Scope) bool { return k.Match == sc.Match }) {
+			kept = append(kept, sc)
+		}
+	}
+	d.Scopes = kept
+	return d, true
+}
+
+// leadingWords is the first wordsKept words of a command that holds no
+// shell syntax at all, "" otherwise: a words scope of it covers exactly
+// the commands that start with them and hold no shell syntax either.
+func leadingWords(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) < wordsKept {
+		return ""
+	}
+	w := strings.Join(f[:wordsKept], " ")
+	if !(decision.Scope{Match: w, Kind: decision.KindWords}).Covers(cmd) {
+		return ""
+	}
+	return w
+}
+
+func isURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// origin is the URL's scheme and host with a trailing slash: a prefix that
+// ends at the host's boundary.
+func origin(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + "/"
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
