@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -23,6 +22,13 @@ type askOptions struct {
 }
 
 func (o *askOptions) register(c *cobra.Command) {
+	registerDeciding(c, &o.Flags, &o.verbose)
+	c.Flags().BoolVar(&o.exitStatus, "exit-status", false, "exit 0 allow, 1 deny, 124 timeout, 130 cancelled (the decision is still written)")
+}
+
+// registerDeciding registers the flags of every command that decides
+// requests (askperm, ask, gate).
+func registerDeciding(c *cobra.Command, o *settings.Flags, verbose *bool) {
 	f := c.Flags()
 	f.StringVar(&o.Answer, "answer", "", "answer without a human: allow-once, deny-once, allow-always, deny-always or allow-session")
 	f.StringVar(&o.Message, "message", "", "the denial reason given with --answer")
@@ -30,11 +36,10 @@ func (o *askOptions) register(c *cobra.Command) {
 	f.BoolVar(&o.Strict, "strict", false, "with --answers: exit 69 when no canned answer matches instead of asking")
 	f.StringVar(&o.Timeout, "timeout", "", "deadline for the whole request, reading stdin included (30s, 5m, or seconds; default 300s; 0 means the default)")
 	f.StringVar(&o.MaxRequest, "max-request", "", "largest request accepted (bytes, or with a KiB/MiB suffix; default 1MiB)")
-	f.BoolVar(&o.exitStatus, "exit-status", false, "exit 0 allow, 1 deny, 124 timeout, 130 cancelled (the decision is still written)")
 	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, none (env ASKPERM_FRONTEND)")
 	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one (env ASKPERM_TTY)")
 	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
-	f.BoolVar(&o.verbose, "verbose", false, "name on stderr the rules or memory entries that decided")
+	f.BoolVar(verbose, "verbose", false, "name on stderr the rules or memory entries that decided")
 	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML) deciding before anyone is asked; repeatable, beside the user's rules.toml")
 	f.StringVar(&o.StateDir, "state-dir", "", "where remembered rules and session approvals live (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
 	f.BoolVar(&o.NoRemember, "no-remember", false, "neither use nor record remembered rules and session approvals")
@@ -68,6 +73,16 @@ func runAsk(s streams, o *askOptions) error {
 	if isatty.IsTerminal(s.in.Fd()) {
 		return usage("stdin is a terminal: pipe one JSON request into askperm (see askperm --help)")
 	}
+	p := newPipeline(s, set, o.verbose)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer stop()
+	ctx, cancel := watchCaller(ctx, s.decision)
+	defer cancel()
+	return writeOutcome(s, p.Run(ctx, s.in), o.exitStatus)
+}
+
+// newPipeline is the pipeline the settings describe.
+func newPipeline(s streams, set settings.Settings, verbose bool) *pipeline.Pipeline {
 	var memory *pipeline.Memory
 	if set.StateDir != "" {
 		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle, Breaker: set.Breaker, PromptsPerMinute: set.PromptsPerMinute}
@@ -76,7 +91,7 @@ func runAsk(s streams, o *askOptions) error {
 	if !set.Policy.Empty() {
 		sources = append(sources, set.Policy.Opinions)
 	}
-	p := pipeline.New(pipeline.Config{
+	return pipeline.New(pipeline.Config{
 		Policy:     sources,
 		Memory:     memory,
 		Timeout:    set.Timeout,
@@ -85,15 +100,9 @@ func runAsk(s streams, o *askOptions) error {
 		Strict:     set.Strict,
 		Frontends:  set.Frontends,
 		Prompt:     set.Prompt,
-		Now:        time.Now,
 		Warn:       func(m string) { warn(s.errOut, m) },
-		Verbose:    o.verbose,
+		Verbose:    verbose,
 	})
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer stop()
-	ctx, cancel := watchCaller(ctx, s.decision)
-	defer cancel()
-	return writeOutcome(s, p.Run(ctx, s.in), o.exitStatus)
 }
 
 // writeOutcome writes the outcome's decision, if it has one, and returns

@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// filesystemServer is the reference MCP filesystem server from npm
+// (@modelcontextprotocol/server-filesystem, installed by .ci/run) serving
+// dir, as a command line.
+func filesystemServer(t *testing.T, dir string) []string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	script, _ := filepath.Abs("../.ci/tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+	if _, serr := os.Stat(script); err != nil || serr != nil {
+		t.Skip("the reference filesystem server is not installed (.ci/run installs it from npm): the gate's end-to-end tests are skipped")
+	}
+	return []string{node, script, dir}
+}
+
+// gateSession connects a go-sdk client to askperm gate in front of the
+// filesystem server on dir, with askperm's flags.
+func gateSession(t *testing.T, env []string, dir string, flags ...string) *mcp.ClientSession {
+	t.Helper()
+	args := append(append([]string{"gate"}, flags...), append([]string{"--"}, filesystemServer(t, dir)...)...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "askperm-test", Version: "1"}, nil)
+	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connecting through the gate: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	// The gate learns the tools' annotations from tools/list, as clients ask.
+	if _, err := s.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// call calls a tool and returns its text and whether it is an error.
+func call(t *testing.T, s *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var text []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	return strings.Join(text, "\n"), res.IsError
+}
+
+// TestGateInFrontOfTheFilesystemServer: a read allowed by a rules file
+// reaches the server; a write denied by a canned answer never does, and
+// its denial reaches the client as a tool error; twenty calls in flight at
+// once are all decided.
+func TestGateInFrontOfTheFilesystemServer(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rules := rulesFile(t, "[[rule]]\ntool = \"read_text_file\"\n")
+	answers := filepath.Join(t.TempDir(), "answers.toml")
+	os.WriteFile(answers, []byte("[[answer]]\ntool = \"write_file\"\nchoice = \"deny-once\"\nmessage = \"no writes today\"\n"), 0o600)
+	s := gateSession(t, baseEnv(), dir, "--rules", rules, "--answers", answers, "--frontend", "none")
+
+	if text, isErr := call(t, s, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")}); isErr || text != "hello" {
+		t.Errorf("read: %q, error %v", text, isErr)
+	}
+	target := filepath.Join(dir, "written.txt")
+	text, isErr := call(t, s, "write_file", map[string]any{"path": target, "content": "x"})
+	if !isErr || !strings.Contains(text, "no writes today") {
+		t.Errorf("write: %q, error %v", text, isErr)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Error("the denied write reached the server: the file exists")
+	}
+	// Nothing decides a directory listing: nobody can be asked, so deny.
+	if text, isErr := call(t, s, "list_directory", map[string]any{"path": dir}); !isErr || !strings.Contains(text, "unavailable") {
+		t.Errorf("list: %q, error %v", text, isErr)
+	}
+
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			text, isErr := call(t, s, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
+			if isErr || text != "hello" {
+				t.Errorf("call %d in flight: %q, error %v", i, text, isErr)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestGateRemembersAcrossProcesses: an always-answer in one gate decides
+// the same call in the next, without anyone to ask.
+func TestGateRemembersAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	env := memoryEnv()
+	target := filepath.Join(dir, "a.txt")
+	first := gateSession(t, env, dir, "--answer", "allow-always")
+	if text, isErr := call(t, first, "write_file", map[string]any{"path": target, "content": "one"}); isErr {
+		t.Fatalf("first write: %q", text)
+	}
+	first.Close()
+	second := gateSession(t, env, dir, "--frontend", "none")
+	if text, isErr := call(t, second, "write_file", map[string]any{"path": target, "content": "two"}); isErr {
+		t.Errorf("second write, remembered: %q", text)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "two" {
+		t.Errorf("file: %q", b)
+	}
+}
+
+// TestGateServerKilled: the server dying mid-session ends the gate; the
+// client gets an error, and nothing hangs.
+func TestGateServerKilled(t *testing.T) {
+	dir := t.TempDir()
+	s := gateSession(t, baseEnv(), dir, "--answer", "allow-once")
+	// The server is the gate's child: kill every node process of this test's.
+	out, _ := exec.Command("pgrep", "-f", dir).Output()
+	killed := 0
+	for _, pid := range strings.Fields(string(out)) {
+		var p int
+		fmt.Sscan(pid, &p)
+		if p != os.Getpid() && syscall.Kill(p, syscall.SIGKILL) == nil {
+			killed++
+		}
+	}
+	if killed == 0 {
+		t.Skip("could not find the server to kill")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": dir}})
+	if err == nil || time.Since(start) > 8*time.Second {
+		t.Errorf("after the server died: %v after %v", err, time.Since(start))
+	}
+}

@@ -1,0 +1,321 @@
+// Package gate is an MCP proxy on stdio that asks before a tool runs: it
+// starts the MCP server, relays every message both ways unchanged, and
+// holds each tools/call until the pipeline decided it. An allowed call goes
+// on to the server; a denied one never reaches it, and the client gets a
+// tool error carrying the denial. Calls in flight are decided at once
+// (their prompts queue in the pipeline). The server's annotations, from
+// its tools/list answers, and its name, from initialize, describe the
+// calls (internal/describe).
+package gate
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/describe"
+	"github.com/askperm/askperm/internal/pipeline"
+)
+
+// Config is what a gate runs.
+type Config struct {
+	// Command is the MCP server and its arguments.
+	Command []string
+	// Name is the server's name in requests; "" takes the one the server
+	// gives in its initialize answer.
+	Name string
+	// Pipeline decides each call.
+	Pipeline *pipeline.Pipeline
+	// Client is the MCP client's side: its messages in, ours out.
+	In  io.Reader
+	Out io.Writer
+	// Stderr receives the server's diagnostics and the gate's.
+	Stderr io.Writer
+}
+
+// maxMessage caps one message; a client or server that sends more is cut
+// off.
+const maxMessage = 64 << 20
+
+// closeGrace is how long the server may take to exit once its client has
+// gone, before it is terminated.
+const closeGrace = 2 * time.Second
+
+// envelope is what the gate reads of a JSON-RPC message.
+type envelope struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// gate is one running proxy.
+type gate struct {
+	c        Config
+	toServer *lineWriter
+	toClient *lineWriter
+
+	mu          sync.Mutex
+	pending     map[string]string // request id -> method, of the requests whose answers the gate reads
+	annotations map[string]*decision.Annotations
+	name        string
+}
+
+// Run runs the gate until the server exits, and returns its exit status.
+// The client going away (EOF) closes the server's stdin and ends it.
+func Run(ctx context.Context, c Config) (int, error) {
+	if len(c.Command) == 0 {
+		return 0, errors.New("gate: no MCP server to run")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.Command(c.Command[0], c.Command[1:]...)
+	cmd.Stderr = c.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	serverIn, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	serverOut, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("gate: starting %s: %w", c.Command[0], err)
+	}
+	g := &gate{
+		c: c, toServer: &lineWriter{w: serverIn}, toClient: &lineWriter{w: c.Out},
+		pending: map[string]string{}, annotations: map[string]*decision.Annotations{}, name: c.Name,
+	}
+	var calls sync.WaitGroup
+	go func() {
+		g.fromClient(ctx, c.In, &calls)
+		// The client has gone: no more calls; the server's stdin closes,
+		// and a server that does not exit then is terminated.
+		cancel()
+		calls.Wait()
+		serverIn.Close()
+		time.AfterFunc(closeGrace, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) })
+	}()
+	g.fromServer(serverOut)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), nil
+	case err != nil:
+		return 0, err
+	}
+	return 0, nil
+}
+
+// fromClient relays the client's messages, holding each tools/call for a
+// decision.
+func (g *gate) fromClient(ctx context.Context, in io.Reader, calls *sync.WaitGroup) {
+	r := bufio.NewReaderSize(in, 1<<16)
+	for {
+		line, err := readLine(r)
+		if len(line) > 0 {
+			g.clientMessage(ctx, line, calls)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitGroup) {
+	if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
+		// A batch could carry a tools/call past the gate: MCP has none
+		// since 2025-06-18, and the gate takes none.
+		g.toClient.write(errorMessage(nil, -32600, "askperm gate: JSON-RPC batches are not supported"))
+		return
+	}
+	var env envelope
+	if json.Unmarshal(line, &env) != nil {
+		g.toServer.write(line) // not ours to judge: the server answers it
+		return
+	}
+	switch env.Method {
+	case "tools/call":
+		if env.ID == nil {
+			return // a call without an id gets no answer, and never runs
+		}
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			g.call(ctx, line, env)
+		}()
+		return
+	case "initialize", "tools/list":
+		if env.ID != nil {
+			g.mu.Lock()
+			g.pending[string(env.ID)] = env.Method
+			g.mu.Unlock()
+		}
+	}
+	g.toServer.write(line)
+}
+
+// call decides one tools/call and forwards it, or answers it with the
+// denial.
+func (g *gate) call(ctx context.Context, line []byte, env envelope) {
+	var params struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(env.Params, &params); err != nil || params.Name == "" {
+		g.toClient.write(denial(env.ID, "askperm: denied: the call names no tool"))
+		return
+	}
+	g.mu.Lock()
+	call := describe.Call{Server: g.name, Tool: params.Name, Arguments: params.Arguments, Annotations: g.annotations[params.Name]}
+	g.mu.Unlock()
+	reason := "askperm: denied"
+	req, err := describe.Describe(call)
+	if err == nil {
+		var raw []byte
+		if raw, _, err = decision.EncodeRequest(req); err == nil {
+			out := g.c.Pipeline.Decide(ctx, raw)
+			switch {
+			case out.Decision != nil && out.Decision.Decision == decision.Allow:
+				g.toServer.write(line)
+				return
+			case out.Decision != nil:
+				reason = denialText(*out.Decision)
+			default:
+				err = out.Err
+			}
+		}
+	}
+	if err != nil {
+		reason = "askperm: denied: " + err.Error()
+	}
+	g.toClient.write(denial(env.ID, reason))
+}
+
+// denialText is what the client reads of a deny.
+func denialText(d decision.Decision) string {
+	s := "askperm: denied (" + string(d.Cause) + ")"
+	if d.Message != "" {
+		s += ": " + d.Message
+	}
+	return s
+}
+
+// fromServer relays the server's messages, reading its name and its
+// tools' annotations from the answers the gate waits for.
+func (g *gate) fromServer(out io.Reader) {
+	r := bufio.NewReaderSize(out, 1<<16)
+	for {
+		line, err := readLine(r)
+		if len(line) > 0 {
+			g.serverMessage(line)
+			g.toClient.write(line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (g *gate) serverMessage(line []byte) {
+	var env envelope
+	if json.Unmarshal(line, &env) != nil || env.ID == nil || env.Method != "" {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	method, ok := g.pending[string(env.ID)]
+	if !ok {
+		return
+	}
+	delete(g.pending, string(env.ID))
+	switch method {
+	case "initialize":
+		var res struct {
+			ServerInfo struct{ Name string } `json:"serverInfo"`
+		}
+		if json.Unmarshal(env.Result, &res) == nil && g.name == "" {
+			g.name = res.ServerInfo.Name
+		}
+	case "tools/list":
+		var res struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				Annotations *struct {
+					Title           string `json:"title"`
+					ReadOnlyHint    *bool  `json:"readOnlyHint"`
+					DestructiveHint *bool  `json:"destructiveHint"`
+					IdempotentHint  *bool  `json:"idempotentHint"`
+					OpenWorldHint   *bool  `json:"openWorldHint"`
+				} `json:"annotations"`
+			} `json:"tools"`
+		}
+		if json.Unmarshal(env.Result, &res) != nil {
+			return
+		}
+		for _, t := range res.Tools {
+			if a := t.Annotations; a != nil {
+				g.annotations[t.Name] = &decision.Annotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint,
+					DestructiveHint: a.DestructiveHint, IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+			}
+		}
+	}
+}
+
+// readLine reads one newline-ended message, at most maxMessage bytes.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxMessage {
+			return nil, fmt.Errorf("gate: a message longer than %d bytes", maxMessage)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// lineWriter writes whole lines, one writer at a time.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) write(line []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !bytes.HasSuffix(line, []byte("\n")) {
+		line = append(line, '\n')
+	}
+	_, _ = l.w.Write(line)
+}
+
+// denial is a tool result that is an error, carrying text.
+func denial(id json.RawMessage, text string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": id,
+		"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "isError": true},
+	})
+	return b
+}
+
+func errorMessage(id json.RawMessage, code int, text string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": text}})
+	return b
+}
