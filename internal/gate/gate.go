@@ -71,7 +71,8 @@ type gate struct {
 }
 
 // Run runs the gate until the server exits, and returns its exit status.
-// The client going away (EOF) closes the server's stdin and ends it.
+// The client's end (EOF) closes the server's stdin, once the calls it sent
+// are decided, and ends it.
 func Run(ctx context.Context, c Config) (int, error) {
 	if len(c.Command) == 0 {
 		return 0, errors.New("gate: no MCP server to run")
@@ -99,9 +100,9 @@ func Run(ctx context.Context, c Config) (int, error) {
 	var calls sync.WaitGroup
 	go func() {
 		g.fromClient(ctx, c.In, &calls)
-		// The client has gone: no more calls; the server's stdin closes,
-		// and a server that does not exit then is terminated.
-		cancel()
+		// The client sends no more: the calls it sent are decided, then
+		// the server's stdin closes, and a server that does not exit then
+		// is terminated.
 		calls.Wait()
 		serverIn.Close()
 		time.AfterFunc(closeGrace, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) })
