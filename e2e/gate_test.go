@@ -18,7 +18,7 @@ import (
 // filesystemServer is the reference MCP filesystem server from npm
 // (@modelcontextprotocol/server-filesystem, installed by .ci/run) serving
 // dir, as a command line.
-func filesystemServer(t *testing.T, dir string) []string {
+func filesystemServer(t testing.TB, dir string) []string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	script, _ := filepath.Abs("../.ci/tools/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
@@ -154,5 +154,43 @@ func TestGateServerKilled(t *testing.T) {
 	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": dir}})
 	if err == nil || time.Since(start) > 8*time.Second {
 		t.Errorf("after the server died: %v after %v", err, time.Since(start))
+	}
+}
+
+// BenchmarkGateCall measures an allowed call through the gate, against
+// the same call made to the server directly: the difference is what the
+// gate adds (describe, rules, the audit-less pipeline, two relays).
+func BenchmarkGateCall(b *testing.B) {
+	dir := b.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	os.WriteFile(file, []byte("hello"), 0o600)
+	rules := filepath.Join(b.TempDir(), "rules.toml")
+	os.WriteFile(rules, []byte("[[rule]]\ntool = \"read_text_file\"\n"), 0o600)
+	for _, through := range []string{"direct", "gate"} {
+		b.Run(through, func(b *testing.B) {
+			server := filesystemServer(b, dir)
+			var cmd *exec.Cmd
+			if through == "gate" {
+				cmd = exec.Command(bin, append([]string{"gate", "--rules", rules, "--frontend", "none", "--"}, server...)...)
+				cmd.Env = baseEnv()
+			} else {
+				cmd = exec.Command(server[0], server[1:]...)
+			}
+			ctx := context.Background()
+			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+			s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			s.ListTools(ctx, nil)
+			b.ResetTimer()
+			for b.Loop() {
+				res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": file}})
+				if err != nil || res.IsError {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+		})
 	}
 }
