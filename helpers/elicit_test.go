@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 )
 
 // elicitThrough runs an MCP server whose tool elicits with meta, and a
@@ -103,5 +106,31 @@ func TestElicitationOtherwise(t *testing.T) {
 	bad := mcp.Meta{MetaKey: map[string]any{"tool": 1}}
 	if res = elicitThrough(t, `exit 1`, bad, nil); res.Content["choice"] != "deny-once" {
 		t.Errorf("an invalid request: %+v", res)
+	}
+}
+
+// The server reads the answer back with form.ElicitationAnswer: what the
+// bridge sent decides as askperm decided, and a declined or cancelled
+// elicitation is deny once.
+func TestElicitationReadBack(t *testing.T) {
+	b, _ := json.Marshal(permission()[MetaKey])
+	req, err := decision.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := form.New(req, form.Options{})
+	res := elicitThrough(t, `"$ASKPERM" --no-remember --answer allow-always`, permission(), nil)
+	a, err := f.ElicitationAnswer(res.Action, res.Content)
+	d, derr := f.Decide(a, decision.FrontendAnswers, time.Now())
+	if err != nil || derr != nil || d.Decision != decision.Allow || d.Persist != decision.PersistAlways || d.Rule.Scopes["path"] != "/tmp/x" {
+		t.Errorf("read back: %+v, %v, %v", d, err, derr)
+	}
+	decline := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	res = elicitThrough(t, `exit 1`, mcp.Meta{"other": 1}, decline)
+	a, _ = f.ElicitationAnswer(res.Action, res.Content)
+	if d, _ := f.Decide(a, decision.FrontendAnswers, time.Now()); d.Decision != decision.Deny || d.Persist != decision.PersistOnce {
+		t.Errorf("declined: %+v", d)
 	}
 }
