@@ -444,7 +444,8 @@ func TestLineFactsRightAboveQuestion(t *testing.T) {
 		"Action: write",
 		"Value of File [path]: /home/a/p/report.md",
 		"Workdir: /home/a/p",
-		"Grants: fs.write, fs.create (includes fs.write)",
+		"Grant: fs.write",
+		"Grant: fs.create (implies fs.write)",
 	}
 	for n, key := range []string{"x", "n"} {
 		rows := p.waitForCount("Answer [y/a/d/n/m/?]:", 1)

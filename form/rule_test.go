@@ -169,7 +169,8 @@ func impliesReq() *decision.Request {
 }
 
 // A grant says what it implies, transitively, wherever grants are shown:
-// the grants question's options and the summary's Grant fields.
+// the grants question's options (with the description), the facts' Grant
+// fields (the description is the agent's words, apart).
 func TestGrantTextSaysWhatItImplies(t *testing.T) {
 	f := New(impliesReq(), Options{})
 	want := []string{
@@ -184,7 +185,7 @@ func TestGrantTextSaysWhatItImplies(t *testing.T) {
 	for _, o := range f.RuleQuestions(Answer{Choice: AllowAlways})[0].Options {
 		options = append(options, o.Label)
 	}
-	for _, fl := range f.Summary() {
+	for _, fl := range f.Facts() {
 		if fl.Label == "Grant" {
 			summary = append(summary, fl.Value)
 		}
@@ -195,11 +196,8 @@ func TestGrantTextSaysWhatItImplies(t *testing.T) {
 	if !reflect.DeepEqual(options, want) {
 		t.Errorf("options:\n got %q\nwant %q", options, want)
 	}
-	if !reflect.DeepEqual(summary, want) {
-		t.Errorf("summary:\n got %q\nwant %q", summary, want)
-	}
-	if w := []string{"fs.read", "fs.write (implies fs.read)", "fs.create (implies fs.read, fs.write)", "net", "a (implies b)", "b (implies a)"}; !reflect.DeepEqual(names, w) {
-		t.Errorf("names:\n got %q\nwant %q", names, w)
+	if w := []string{"fs.read", "fs.write (implies fs.read)", "fs.create (implies fs.read, fs.write)", "net", "a (implies b)", "b (implies a)"}; !reflect.DeepEqual(names, w) || !reflect.DeepEqual(summary, w) {
+		t.Errorf("names:\n got %q\nfacts %q\nwant %q", names, summary, w)
 	}
 
 	// The implied names are request text: rendered like any other.

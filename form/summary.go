@@ -15,11 +15,12 @@ type Field struct {
 	Multiline bool // Value may hold newlines and tabs (rendered with Block)
 }
 
-// Summary lists what a person must see before deciding, in order: who
-// asks, the tool, the action, the tool's annotations, every dimension's
-// value, the workdir, the grants, the stated reason and the arguments.
-// Details come apart, from Details.
-func (f *Form) Summary() []Field {
+// Facts are what a person must see before deciding, in order: who asks,
+// the tool and where it runs, the action, every dimension's value, the
+// workdir, each grant with what it implies. They are the request's own
+// structure, which askperm lays out; every frontend keeps them in view
+// whatever the agent's words hold.
+func (f *Form) Facts() []Field {
 	r := f.Req
 	var fs []Field
 	add := func(label, value string) {
@@ -29,25 +30,49 @@ func (f *Form) Summary() []Field {
 	}
 	add("Server", joinNonEmpty(Line(r.Server), parens("alias", r.Alias)))
 	add("Tool", joinNonEmpty(Line(r.Tool), parens("from", r.Source)))
-	if r.Annotations != nil && r.Annotations.Title != "" {
-		add("Title", Line(r.Annotations.Title))
-	}
-	add("Action", joinNonEmpty(Line(r.Action), dash(r.ActionDescription)))
-	add("Tool hints", annotationWords(r.Annotations))
+	add("Action", Line(r.Action))
 	for _, d := range r.Dimensions {
-		fs = append(fs, Field{Label: DimensionLabel(d), Value: Line(d.Value)})
+		fs = append(fs, Field{Label: "Value of " + DimensionLabel(d), Value: Line(d.Value)})
 	}
 	if r.Workdir != nil {
-		add("Workdir", joinNonEmpty(Line(r.Workdir.Value), parens("", r.Workdir.Label)))
+		add("Workdir", Line(r.Workdir.Value))
 	}
 	for _, g := range r.Grants {
-		fs = append(fs, Field{Label: "Grant", Value: f.GrantText(g)})
+		add("Grant", f.GrantName(g))
 	}
-	if r.Reason != "" {
-		fs = append(fs, Field{Label: "Stated reason (unverified)", Value: Block(r.Reason), Multiline: true})
+	return fs
+}
+
+// AgentsWords marks a label of what the agent says of its request.
+const AgentsWords = " (agent's words)"
+
+// AgentWords is everything the request says of itself, which only the
+// agent vouches for: the title, the stated reason, the arguments, the
+// action's description, the tool's hints, the workdir's label and the
+// grants' descriptions, each under a label that says whose words they
+// are. Details come apart, from Details.
+func (f *Form) AgentWords() []Field {
+	r := f.Req
+	var fs []Field
+	add := func(label, value string, multiline bool) {
+		if value != "" {
+			fs = append(fs, Field{Label: label, Value: value, Multiline: multiline})
+		}
 	}
+	if r.Annotations != nil {
+		add("Title"+AgentsWords, Line(r.Annotations.Title), false)
+	}
+	add("Stated reason (agent's words, unverified)", Block(r.Reason), true)
 	if r.Arguments != nil {
-		add("Arguments", Line(canonicalArguments(r.Arguments)))
+		add("Arguments"+AgentsWords, Line(canonicalArguments(r.Arguments)), false)
+	}
+	add("Action description"+AgentsWords, Line(r.ActionDescription), false)
+	add("Tool hints"+AgentsWords, annotationWords(r.Annotations), false)
+	if r.Workdir != nil {
+		add("Workdir label"+AgentsWords, Line(r.Workdir.Label), false)
+	}
+	for _, g := range r.Grants {
+		add("Description of grant "+Line(g.Name)+AgentsWords, Line(g.Description), false)
 	}
 	return fs
 }
@@ -278,7 +303,10 @@ func (f *Form) Message(stage Stage, a Answer) string {
 	if f.HasHidden() {
 		b.WriteString("WARNING: " + HiddenWarning + "\n")
 	}
-	for _, fl := range f.Summary() {
+	for _, fl := range f.Facts() {
+		fmt.Fprintf(&b, "%s: %s\n", fl.Label, fl.Value)
+	}
+	for _, fl := range f.AgentWords() {
 		if fl.Multiline {
 			fmt.Fprintf(&b, "%s:\n%s\n", fl.Label, Gutter(fl.Value))
 			continue
@@ -286,7 +314,7 @@ func (f *Form) Message(stage Stage, a Answer) string {
 		fmt.Fprintf(&b, "%s: %s\n", fl.Label, fl.Value)
 	}
 	for _, p := range f.Details() {
-		fmt.Fprintf(&b, "Detail %s:\n%s\n", p.Heading(), Gutter(p.Text))
+		fmt.Fprintf(&b, "Detail%s %s:\n%s\n", AgentsWords, p.Heading(), Gutter(p.Text))
 		if w := p.Warning(); w != "" {
 			b.WriteString(w + "\n")
 		}

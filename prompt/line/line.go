@@ -173,7 +173,7 @@ func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer
 	}
 	q := func(pg *page) {
 		pg.own("\n" + factsHeading + "\n")
-		pg.facts(f.Req)
+		pg.facts(f)
 		pg.own("Answer [" + strings.Join(keys, "/") + "/m/?]: ")
 	}
 	for invalid := 0; ; {

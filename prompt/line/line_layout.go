@@ -80,9 +80,6 @@ func (pg *page) field(label, value string) {
 	}
 }
 
-// agent writes a field whose value is the agent's words, marked as such.
-func (pg *page) agent(label, value string) { pg.field(label+" (agent's words)", value) }
-
 // item writes a list line: prefix (askperm's, indented) then text, wrapped
 // under the text's start.
 func (pg *page) item(prefix, text string) {

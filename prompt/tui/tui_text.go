@@ -5,7 +5,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 )
 
@@ -28,29 +27,11 @@ const (
 	gutterWidth = 2 // the mark and a space
 )
 
-// agentsWords marks a label of the agent's words.
-const agentsWords = " (agent's words)"
-
 // factLines are the request's facts at width.
 func factLines(st tuiStyles, f *form.Form, width int) []string {
-	r := f.Req
 	var ls []string
-	add := func(label, value string) {
-		if value != "" {
-			ls = append(ls, labelled(st, label, value, width)...)
-		}
-	}
-	add("Server", summaryOf(decision.Request{Server: r.Server, Alias: r.Alias}, "Server"))
-	add("Tool", summaryOf(decision.Request{Tool: r.Tool, Source: r.Source}, "Tool"))
-	add("Action", form.Line(r.Action))
-	for _, d := range r.Dimensions {
-		ls = append(ls, labelled(st, "Value of "+form.DimensionLabel(d), form.Line(d.Value), width)...)
-	}
-	if r.Workdir != nil {
-		add("Workdir", form.Line(r.Workdir.Value))
-	}
-	for _, g := range r.Grants {
-		add("Grant", f.GrantName(g))
+	for _, fl := range f.Facts() {
+		ls = append(ls, labelled(st, fl.Label, fl.Value, width)...)
 	}
 	return ls
 }
@@ -58,51 +39,19 @@ func factLines(st tuiStyles, f *form.Form, width int) []string {
 // wordsLines are the agent's words at width: each under a label of
 // askperm's on a line of its own, every line of text behind the gutter.
 func wordsLines(st tuiStyles, f *form.Form, width int) []string {
-	r := f.Req
 	var ls []string
-	add := func(label, text string) {
-		if text != "" {
-			ls = append(ls, labelled(st, label, "", width)...)
-			ls = append(ls, gutterLines(st, text, width)...)
-		}
-	}
-	if r.Annotations != nil {
-		add("Title"+agentsWords, form.Line(r.Annotations.Title))
-	}
-	if r.Reason != "" {
-		add("Stated reason (agent's words, unverified)", form.Block(r.Reason))
-	}
-	if r.Arguments != nil {
-		add("Arguments"+agentsWords, summaryOf(decision.Request{Arguments: r.Arguments}, "Arguments"))
-	}
-	add("Action description"+agentsWords, form.Line(r.ActionDescription))
-	add("Tool hints"+agentsWords, summaryOf(decision.Request{Annotations: r.Annotations}, "Tool hints"))
-	if r.Workdir != nil {
-		add("Workdir label"+agentsWords, form.Line(r.Workdir.Label))
-	}
-	for _, g := range r.Grants {
-		add("Description of grant "+form.Line(g.Name)+agentsWords, form.Line(g.Description))
+	for _, fl := range f.AgentWords() {
+		ls = append(ls, labelled(st, fl.Label, "", width)...)
+		ls = append(ls, gutterLines(st, fl.Value, width)...)
 	}
 	for _, p := range f.Details() {
-		ls = append(ls, labelled(st, "Detail"+agentsWords, p.Heading(), width)...)
+		ls = append(ls, labelled(st, "Detail"+form.AgentsWords, p.Heading(), width)...)
 		ls = append(ls, gutterLines(st, p.Text, width)...)
 		if w := p.Warning(); w != "" {
 			ls = append(ls, st.warn.Render(wrapCells(w, width)))
 		}
 	}
 	return ls
-}
-
-// summaryOf is the value form's summary gives label for a request that
-// holds only part of one: form words these fields, and no other field (a
-// dimension named "Tool") can pass for them.
-func summaryOf(part decision.Request, label string) string {
-	for _, fl := range form.New(&part, form.Options{}).Summary() {
-		if fl.Label == label {
-			return fl.Value
-		}
-	}
-	return ""
 }
 
 // labelled is "label: value" wrapped to width, the label in bold when it
