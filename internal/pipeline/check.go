@@ -29,7 +29,7 @@ type Check struct {
 func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 	ctx, cancel := p.deadline(ctx, time.Now())
 	defer cancel()
-	raw, err := readRequest(ctx, r, p.c.MaxRequest)
+	raw, err := Read(ctx, r, p.c.MaxRequest)
 	if err != nil {
 		return Check{}, invalid{err}
 	}

@@ -304,18 +304,18 @@ func TestRunReadsTheRequest(t *testing.T) {
 }
 
 func TestReadRequest(t *testing.T) {
-	b, err := readRequest(context.Background(), strings.NewReader("12345"), 5)
+	b, err := Read(context.Background(), strings.NewReader("12345"), 5)
 	if err != nil || string(b) != "12345" {
 		t.Errorf("got %q, %v", b, err)
 	}
-	if _, err := readRequest(context.Background(), strings.NewReader("123456"), 5); err == nil || !strings.Contains(err.Error(), "larger than 5 bytes") {
+	if _, err := Read(context.Background(), strings.NewReader("123456"), 5); err == nil || !strings.Contains(err.Error(), "larger than 5 bytes") {
 		t.Errorf("oversized: got %v", err)
 	}
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	ctx, cancel := context.WithTimeoutCause(context.Background(), 50*time.Millisecond, ErrTimeout)
 	defer cancel()
-	if _, err := readRequest(ctx, pr, 5); !errors.Is(err, ErrTimeout) {
+	if _, err := Read(ctx, pr, 5); !errors.Is(err, ErrTimeout) {
 		t.Errorf("never closed: got %v", err)
 	}
 }
@@ -336,7 +336,7 @@ func TestReadRequestFromPipeLeavesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), 50*time.Millisecond, ErrTimeout)
 	defer cancel()
-	if _, err := readRequest(ctx, in, 1<<20); !errors.Is(err, ErrTimeout) {
+	if _, err := Read(ctx, in, 1<<20); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
 	cancel()
@@ -356,7 +356,7 @@ func TestReadRequestFromPipeLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	if b, err := readRequest(context.Background(), in, 1<<20); err != nil || string(b) != `ion":"x"}` {
+	if b, err := Read(context.Background(), in, 1<<20); err != nil || string(b) != `ion":"x"}` {
 		t.Errorf("second read: %q, %v", b, err)
 	}
 }

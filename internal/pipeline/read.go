@@ -10,14 +10,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readRequest reads a whole request from r: everything up to EOF, at most
+// Read reads a whole request (or an agent's hook payload) from r: everything up to EOF, at most
 // max bytes, before ctx ends. A caller that never closes its end gets an
 // error when ctx ends, never an answer to a half-read request.
 //
 // A pipe, socket or terminal is read through the runtime poller, so that
 // the read ends with ctx and nothing is left behind; other readers are read
 // in a goroutine that ends when their read does.
-func readRequest(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
+func Read(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
 	if f, ok := r.(*os.File); ok {
 		if pf, release, ok := pollable(f); ok {
 			defer release()

@@ -1,0 +1,94 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/hook"
+	"github.com/askperm/askperm/internal/pipeline"
+	"github.com/askperm/askperm/internal/settings"
+)
+
+// exitBlock is the exit status that makes an agent's hook block the call:
+// any other non-zero status lets the tool run.
+const exitBlock = 2
+
+// claudeHookTimeout is the hook's deadline unless --timeout says
+// otherwise: shorter than Claude Code's default hook timeout (60 s), so
+// askperm answers before the agent kills it, which would not block.
+const claudeHookTimeout = 50 * time.Second
+
+func newHook(s streams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "hook",
+		Short: "Answer an agent's permission hook",
+	}
+	c.AddCommand(newClaudeHook(s))
+	return c
+}
+
+func newClaudeHook(s streams) *cobra.Command {
+	o := &askOptions{}
+	c := &cobra.Command{
+		Use:   "claude-code",
+		Short: "Answer a Claude Code PreToolUse or PermissionRequest hook (exit 2 blocks on any failure)",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return blocked(fmt.Errorf("unexpected arguments %q", args))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.AnswerSet = c.Flags().Changed("answer")
+			return runClaudeHook(s, o)
+		},
+	}
+	registerDeciding(c, &o.Flags, &o.verbose)
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return blocked(err) })
+	return c
+}
+
+// blocked is an error that blocks the agent's call.
+func blocked(err error) error {
+	return &exitError{code: exitBlock, err: fmt.Errorf("blocked: %w", err)}
+}
+
+func runClaudeHook(s streams, o *askOptions) error {
+	set, err := settings.Resolve(o.Flags, s.getenv)
+	if err != nil {
+		return blocked(err)
+	}
+	if o.Timeout == "" {
+		set.Timeout = min(set.Timeout, claudeHookTimeout)
+	}
+	if set.Prompt.TTY == "" {
+		// The agent's UI owns the controlling terminal: ask elsewhere.
+		set.Frontends = slices.DeleteFunc(set.Frontends, func(f decision.Frontend) bool {
+			return f == decision.FrontendTUI || f == decision.FrontendLine
+		})
+	}
+	p := newPipeline(s, set, o.verbose)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer stop()
+	ctx, cancel := context.WithTimeoutCause(ctx, set.Timeout, pipeline.ErrTimeout)
+	defer cancel()
+	payload, err := pipeline.Read(ctx, s.in, set.MaxRequest)
+	if err != nil {
+		return blocked(err)
+	}
+	answer, err := hook.Claude(ctx, p, payload)
+	if err != nil {
+		return blocked(err)
+	}
+	if _, err := s.decision.Write(answer); err != nil {
+		return blocked(fmt.Errorf("writing the answer: %w", err))
+	}
+	return nil
+}
