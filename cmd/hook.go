@@ -20,25 +20,27 @@ import (
 // any other non-zero status lets the tool run.
 const exitBlock = 2
 
-// claudeHookTimeout is the hook's deadline unless --timeout says
-// otherwise: shorter than Claude Code's default hook timeout (60 s), so
-// askperm answers before the agent kills it, which would not block.
-const claudeHookTimeout = 50 * time.Second
+// hookTimeout is a hook's deadline unless --timeout says otherwise:
+// shorter than the agents' default hook timeouts (Claude Code's is 60 s),
+// so askperm answers before the agent kills it, which would not block.
+const hookTimeout = 50 * time.Second
 
 func newHook(s streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hook",
 		Short: "Answer an agent's permission hook",
 	}
-	c.AddCommand(newClaudeHook(s))
+	c.AddCommand(
+		newAgentHook(s, hook.ClaudeCode, "Answer a Claude Code PreToolUse or PermissionRequest hook (exit 2 blocks on any failure)"),
+		newAgentHook(s, hook.Codex, "Answer a Codex PermissionRequest hook (exit 2 blocks on any failure)"))
 	return c
 }
 
-func newClaudeHook(s streams) *cobra.Command {
+func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
 	o := &askOptions{}
 	c := &cobra.Command{
-		Use:   "claude-code",
-		Short: "Answer a Claude Code PreToolUse or PermissionRequest hook (exit 2 blocks on any failure)",
+		Use:   agent.Name,
+		Short: short,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return blocked(fmt.Errorf("unexpected arguments %q", args))
@@ -47,7 +49,7 @@ func newClaudeHook(s streams) *cobra.Command {
 		},
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.AnswerSet = c.Flags().Changed("answer")
-			return runClaudeHook(s, o)
+			return runHook(s, o, agent)
 		},
 	}
 	registerDeciding(c, &o.Flags, &o.verbose)
@@ -60,13 +62,13 @@ func blocked(err error) error {
 	return &exitError{code: exitBlock, err: fmt.Errorf("blocked: %w", err)}
 }
 
-func runClaudeHook(s streams, o *askOptions) error {
+func runHook(s streams, o *askOptions, agent hook.Agent) error {
 	set, err := settings.Resolve(o.Flags, s.getenv)
 	if err != nil {
 		return blocked(err)
 	}
 	if o.Timeout == "" {
-		set.Timeout = min(set.Timeout, claudeHookTimeout)
+		set.Timeout = min(set.Timeout, hookTimeout)
 	}
 	if set.Prompt.TTY == "" {
 		// The agent's UI owns the controlling terminal: ask elsewhere.
@@ -83,7 +85,7 @@ func runClaudeHook(s streams, o *askOptions) error {
 	if err != nil {
 		return blocked(err)
 	}
-	answer, err := hook.Claude(ctx, p, payload)
+	answer, err := agent.Answer(ctx, p, payload)
 	if err != nil {
 		return blocked(err)
 	}

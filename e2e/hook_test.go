@@ -104,3 +104,53 @@ func TestClaudeHookRemembers(t *testing.T) {
 		t.Fatalf("second call: exit %d, stdout %s, stderr %s; want %s", r.code, r.stdout, r.stderr, want)
 	}
 }
+
+// TestCodexHookGolden feeds Codex's PermissionRequest payloads to askperm
+// hook codex: its answers carry only behavior and message, the only
+// decision fields Codex accepts.
+func TestCodexHookGolden(t *testing.T) {
+	payload := readFile(t, filepath.Join("hooks", "codex", "permissionrequest-bash.json"))
+	const (
+		allow = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`
+		deny  = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"askperm: denied (user): not on main"}}}`
+	)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"allow", []string{"--answer", "allow-once"}, allow},
+		{"deny with a message", []string{"--answer", "deny-once", "--message", "not on main"}, deny},
+		{"always", []string{"--answer", "allow-always"}, allow},
+		{"session", []string{"--answer", "allow-session"}, allow},
+		{"nothing can ask hands back", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runPipe(t, payload, memoryEnv(), append([]string{"hook", "codex"}, tc.args...)...)
+			if r.code != 0 || strings.TrimSuffix(r.stdout, "\n") != tc.want {
+				t.Fatalf("exit %d\nstdout %s\nwant   %s\nstderr %s", r.code, r.stdout, tc.want, r.stderr)
+			}
+		})
+	}
+	t.Run("always is remembered by askperm", func(t *testing.T) {
+		env := memoryEnv()
+		runPipe(t, payload, env, "hook", "codex", "--answer", "deny-always", "--message", "not on main")
+		r := runPipe(t, payload, env, "hook", "codex")
+		want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"askperm: denied (rule)"}}}`
+		if r.code != 0 || strings.TrimSpace(r.stdout) != want {
+			t.Fatalf("exit %d, stdout %s, stderr %s; want %s", r.code, r.stdout, r.stderr, want)
+		}
+	})
+	for name, bad := range map[string]string{
+		"a Claude Code PreToolUse payload": string(claudePayload(t, "pretooluse-bash.json")),
+		"not JSON":                         `{`,
+		"no tool_input":                    strings.Replace(string(payload), `"tool_input":`, `"input":`, 1),
+	} {
+		t.Run("blocks "+name, func(t *testing.T) {
+			r := runPipe(t, []byte(bad), baseEnv(), "hook", "codex", "--answer", "allow-once")
+			if r.code != 2 || r.stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and no answer", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}

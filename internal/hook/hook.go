@@ -21,19 +21,39 @@ import (
 	"github.com/askperm/askperm/internal/pipeline"
 )
 
-// Claude Code's hook events askperm answers.
+// The hook events askperm answers.
 const (
-	claudePreToolUse        = "PreToolUse"
-	claudePermissionRequest = "PermissionRequest"
+	preToolUse        = "PreToolUse"
+	permissionRequest = "PermissionRequest"
+)
+
+// Agent is an agent whose permission hooks askperm answers. Claude Code
+// and Codex share the payload's shape; they differ in the events they
+// send, the server their built-in tools are named by, and what an answer
+// may carry.
+type Agent struct {
+	Name   string   // its subcommand
+	title  string   // in messages
+	server string   // of the agent's built-in tools in requests
+	events []string // the hook events askperm answers for it
+	// updates: the answer may carry updatedPermissions and interrupt;
+	// Codex fails a hook whose answer does.
+	updates bool
+}
+
+// The agents askperm answers.
+var (
+	ClaudeCode = Agent{Name: "claude-code", title: "Claude Code", server: claudeServer, events: []string{preToolUse, permissionRequest}, updates: true}
+	Codex      = Agent{Name: "codex", title: "Codex", server: "codex", events: []string{permissionRequest}}
 )
 
 // claudeServer is the server of Claude Code's built-in tools in requests.
 const claudeServer = "claude-code"
 
-// claudeInput is the part of a Claude Code hook payload askperm reads; the
-// agent's other fields (transcript_path, permission_mode, tool_use_id,
+// input is the part of a hook payload askperm reads; the agent's other
+// fields (transcript_path, permission_mode, tool_use_id, turn_id,
 // permission_suggestions, …) are accepted and ignored.
-type claudeInput struct {
+type input struct {
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
 	HookEventName string          `json:"hook_event_name"`
@@ -41,10 +61,10 @@ type claudeInput struct {
 	ToolInput     json.RawMessage `json:"tool_input"`
 }
 
-// claudeKeyArguments are, per built-in tool, the arguments that say what
+// keyArguments are, per built-in tool, the arguments that say what
 // the call does: only they become dimensions an always-rule scopes, as
 // Claude Code's own rules do. Other tools scope all their arguments.
-var claudeKeyArguments = map[string][]string{
+var keyArguments = map[string][]string{
 	"Bash":         {"command"},
 	"Read":         {"file_path"},
 	"Write":        {"file_path"},
@@ -60,19 +80,19 @@ var claudeKeyArguments = map[string][]string{
 // Built-in tools by what they do; any other tool is destructive (MCP's
 // default for a tool with no annotations).
 var (
-	claudeReaders = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "NotebookRead"}
-	claudeWriters = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
+	readers = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "NotebookRead"}
+	writers = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
 )
 
-// Claude decides one Claude Code hook payload and returns what the hook
+// Answer decides one hook payload of the agent and returns what the hook
 // writes on stdout; nil with a nil error is no answer (the agent asks
 // itself). An error means the hook must block.
-func Claude(ctx context.Context, p *pipeline.Pipeline, payload []byte) ([]byte, error) {
-	in, err := parseClaude(payload)
+func (a Agent) Answer(ctx context.Context, p *pipeline.Pipeline, payload []byte) ([]byte, error) {
+	in, err := a.parse(payload)
 	if err != nil {
 		return nil, err
 	}
-	req, err := claudeRequest(in)
+	req, err := a.request(in)
 	if err != nil {
 		return nil, err
 	}
@@ -84,17 +104,17 @@ func Claude(ctx context.Context, p *pipeline.Pipeline, payload []byte) ([]byte, 
 	if out.Decision == nil {
 		return nil, out.Err
 	}
-	return claudeAnswer(in.HookEventName, req, *out.Decision), nil
+	return a.answer(in.HookEventName, req, *out.Decision), nil
 }
 
-func parseClaude(payload []byte) (claudeInput, error) {
-	var in claudeInput
+func (a Agent) parse(payload []byte) (input, error) {
+	var in input
 	if err := json.Unmarshal(payload, &in); err != nil {
-		return in, fmt.Errorf("not a Claude Code hook payload: %w", err)
+		return in, fmt.Errorf("not a %s hook payload: %w", a.title, err)
 	}
 	switch {
-	case in.HookEventName != claudePreToolUse && in.HookEventName != claudePermissionRequest:
-		return in, fmt.Errorf("hook_event_name %q: askperm answers PreToolUse and PermissionRequest", in.HookEventName)
+	case !slices.Contains(a.events, in.HookEventName):
+		return in, fmt.Errorf("hook_event_name %q: askperm answers %s's %s", in.HookEventName, a.title, strings.Join(a.events, " and "))
 	case in.ToolName == "":
 		return in, errors.New("the payload names no tool (tool_name)")
 	case len(in.ToolInput) == 0 || in.ToolInput[0] != '{':
@@ -103,16 +123,16 @@ func parseClaude(payload []byte) (claudeInput, error) {
 	return in, nil
 }
 
-// claudeRequest describes the call: built-in tools as server claude-code,
-// MCP tools (mcp__server__tool) as their server and tool; the Bash
-// description is the agent's reason.
-func claudeRequest(in claudeInput) (*decision.Request, error) {
-	server, tool := claudeServer, in.ToolName
+// request describes the call: built-in tools as the agent's server, MCP
+// tools (mcp__server__tool) as their server and tool; the Bash description
+// is the agent's reason.
+func (a Agent) request(in input) (*decision.Request, error) {
+	server, tool := a.server, in.ToolName
 	if s, t, ok := mcpTool(in.ToolName); ok {
 		server, tool = s, t
 	}
-	call := describe.Call{Server: server, Tool: tool, Arguments: in.ToolInput, Workdir: in.Cwd, Annotations: claudeAnnotations(in.ToolName)}
-	if names, ok := claudeKeyArguments[in.ToolName]; ok {
+	call := describe.Call{Server: server, Tool: tool, Arguments: in.ToolInput, Workdir: in.Cwd, Annotations: annotations(in.ToolName)}
+	if names, ok := keyArguments[in.ToolName]; ok {
 		key, err := pick(in.ToolInput, names)
 		if err != nil {
 			return nil, err
@@ -149,11 +169,11 @@ func mcpTool(name string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
-func claudeAnnotations(tool string) *decision.Annotations {
+func annotations(tool string) *decision.Annotations {
 	switch {
-	case slices.Contains(claudeReaders, tool):
+	case slices.Contains(readers, tool):
 		return &decision.Annotations{ReadOnlyHint: new(true)}
-	case slices.Contains(claudeWriters, tool):
+	case slices.Contains(writers, tool):
 		return &decision.Annotations{DestructiveHint: new(false)}
 	}
 	return nil
@@ -174,19 +194,19 @@ func pick(args json.RawMessage, names []string) (json.RawMessage, error) {
 	return json.Marshal(key)
 }
 
-// claudeHookOutput is a Claude Code hook's JSON answer.
-type claudeHookOutput struct {
-	HookSpecificOutput claudeSpecific `json:"hookSpecificOutput"`
+// output is a hook's JSON answer.
+type output struct {
+	HookSpecificOutput specific `json:"hookSpecificOutput"`
 }
 
-type claudeSpecific struct {
-	HookEventName            string          `json:"hookEventName"`
-	PermissionDecision       string          `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
-	Decision                 *claudeDecision `json:"decision,omitempty"`
+type specific struct {
+	HookEventName            string   `json:"hookEventName"`
+	PermissionDecision       string   `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string   `json:"permissionDecisionReason,omitempty"`
+	Decision                 *verdict `json:"decision,omitempty"`
 }
 
-type claudeDecision struct {
+type verdict struct {
 	Behavior           string             `json:"behavior"`
 	Message            string             `json:"message,omitempty"`
 	Interrupt          bool               `json:"interrupt,omitempty"`
@@ -206,29 +226,30 @@ type claudeRule struct {
 	RuleContent string `json:"ruleContent,omitempty"`
 }
 
-// claudeAnswer is the hook's answer to decision d of req, or nil when
-// nobody could ask: PreToolUse then answers ask, PermissionRequest nothing,
-// both handing the question back to the agent's own prompt.
-func claudeAnswer(event string, req *decision.Request, d decision.Decision) []byte {
+// answer is the hook's answer to decision d of req, or nil when nobody
+// could ask: PreToolUse then answers ask, PermissionRequest nothing, both
+// handing the question back to the agent's own prompt.
+func (a Agent) answer(event string, req *decision.Request, d decision.Decision) []byte {
 	unavailable := d.Cause == decision.CauseUnavailable
-	o := claudeHookOutput{HookSpecificOutput: claudeSpecific{HookEventName: event}}
+	o := output{HookSpecificOutput: specific{HookEventName: event}}
 	switch event {
-	case claudePreToolUse:
+	case preToolUse:
 		o.HookSpecificOutput.PermissionDecision = d.Decision
 		o.HookSpecificOutput.PermissionDecisionReason = reason(d)
 		if unavailable {
 			o.HookSpecificOutput.PermissionDecision = "ask"
 			o.HookSpecificOutput.PermissionDecisionReason = "askperm: nothing here can ask; the agent asks instead"
 		}
-	case claudePermissionRequest:
+	case permissionRequest:
 		if unavailable {
 			return nil
 		}
-		cd := &claudeDecision{Behavior: d.Decision}
+		cd := &verdict{Behavior: d.Decision}
 		if d.Decision == decision.Deny {
-			cd.Message, cd.Interrupt = reason(d), d.Stop
+			cd.Message = reason(d)
+			cd.Interrupt = a.updates && d.Stop
 		}
-		if p, ok := claudeUpdate(req, d); ok {
+		if p, ok := claudeUpdate(req, d); ok && a.updates {
 			cd.UpdatedPermissions = []claudePermission{p}
 		}
 		o.HookSpecificOutput.Decision = cd
