@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os/signal"
-	"slices"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/hook"
 	"github.com/askperm/askperm/internal/pipeline"
 	"github.com/askperm/askperm/internal/settings"
@@ -70,12 +68,7 @@ func runHook(s streams, o *askOptions, agent hook.Agent) error {
 	if o.Timeout == "" {
 		set.Timeout = min(set.Timeout, hookTimeout)
 	}
-	if set.Prompt.TTY == "" {
-		// The agent's UI owns the controlling terminal: ask elsewhere.
-		set.Frontends = slices.DeleteFunc(set.Frontends, func(f decision.Frontend) bool {
-			return f == decision.FrontendTUI || f == decision.FrontendLine
-		})
-	}
+	set.Frontends = offTerminal(set)
 	p := newPipeline(s, set, o.verbose)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()

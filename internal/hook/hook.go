@@ -92,7 +92,7 @@ func (a Agent) Answer(ctx context.Context, p *pipeline.Pipeline, payload []byte)
 	if err != nil {
 		return nil, err
 	}
-	req, err := a.request(in)
+	req, err := a.Request(in.ToolName, in.ToolInput, in.Cwd, in.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -123,17 +123,18 @@ func (a Agent) parse(payload []byte) (input, error) {
 	return in, nil
 }
 
-// request describes the call: built-in tools as the agent's server, MCP
-// tools (mcp__server__tool) as their server and tool; the Bash description
-// is the agent's reason.
-func (a Agent) request(in input) (*decision.Request, error) {
-	server, tool := a.server, in.ToolName
-	if s, t, ok := mcpTool(in.ToolName); ok {
+// Request describes a call of the agent's tool toolName with the JSON
+// object toolInput: built-in tools as the agent's server, MCP tools
+// (mcp__server__tool) as their server and tool; the Bash description is
+// the agent's reason. Claude Code's permission-prompt tool shares it.
+func (a Agent) Request(toolName string, toolInput json.RawMessage, workdir, sessionID string) (*decision.Request, error) {
+	server, tool := a.server, toolName
+	if s, t, ok := mcpTool(toolName); ok {
 		server, tool = s, t
 	}
-	call := describe.Call{Server: server, Tool: tool, Arguments: in.ToolInput, Workdir: in.Cwd, Annotations: annotations(in.ToolName)}
-	if names, ok := keyArguments[in.ToolName]; ok {
-		key, err := pick(in.ToolInput, names)
+	call := describe.Call{Server: server, Tool: tool, Arguments: toolInput, Workdir: workdir, Annotations: annotations(toolName)}
+	if names, ok := keyArguments[toolName]; ok {
+		key, err := pick(toolInput, names)
 		if err != nil {
 			return nil, err
 		}
@@ -143,13 +144,13 @@ func (a Agent) request(in input) (*decision.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Arguments = in.ToolInput // rules and the person see every argument
-	req.SessionID = in.SessionID
-	if in.ToolName == "Bash" {
+	req.Arguments = toolInput // rules and the person see every argument
+	req.SessionID = sessionID
+	if toolName == "Bash" {
 		var bash struct {
 			Description string `json:"description"`
 		}
-		if json.Unmarshal(in.ToolInput, &bash) == nil && len(bash.Description) <= decision.MaxLineBytes {
+		if json.Unmarshal(toolInput, &bash) == nil && len(bash.Description) <= decision.MaxLineBytes {
 			req.Reason = bash.Description
 		}
 	}
@@ -235,7 +236,7 @@ func (a Agent) answer(event string, req *decision.Request, d decision.Decision) 
 	switch event {
 	case preToolUse:
 		o.HookSpecificOutput.PermissionDecision = d.Decision
-		o.HookSpecificOutput.PermissionDecisionReason = reason(d)
+		o.HookSpecificOutput.PermissionDecisionReason = Reason(d)
 		if unavailable {
 			o.HookSpecificOutput.PermissionDecision = "ask"
 			o.HookSpecificOutput.PermissionDecisionReason = "askperm: nothing here can ask; the agent asks instead"
@@ -246,7 +247,7 @@ func (a Agent) answer(event string, req *decision.Request, d decision.Decision) 
 		}
 		cd := &verdict{Behavior: d.Decision}
 		if d.Decision == decision.Deny {
-			cd.Message = reason(d)
+			cd.Message = Reason(d)
 			cd.Interrupt = a.updates && d.Stop
 		}
 		if p, ok := claudeUpdate(req, d); ok && a.updates {
@@ -258,11 +259,11 @@ func (a Agent) answer(event string, req *decision.Request, d decision.Decision) 
 	return append(b, '\n')
 }
 
-// reason is what the agent reads of a decision.
-func reason(d decision.Decision) string {
-	verb := "allowed"
-	if d.Decision == decision.Deny {
-		verb = "denied"
+// Reason is what the agent reads of a decision.
+func Reason(d decision.Decision) string {
+	verb := "denied"
+	if d.Decision == decision.Allow {
+		verb = "allowed"
 	}
 	s := "askperm: " + verb + " (" + string(d.Cause) + ")"
 	if d.Message != "" {

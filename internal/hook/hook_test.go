@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/askperm/askperm/decision"
@@ -69,5 +70,23 @@ func TestClaudeAnswerFinite(t *testing.T) {
 	d.Rule.Lifetime = decision.LifetimeIndefinite
 	if p, ok := claudeUpdate(req, d); !ok || p.Destination != "userSettings" || p.Rules[0].RuleContent != "ls" {
 		t.Fatalf("indefinite rule of every workdir: %+v, %v", p, ok)
+	}
+}
+
+// TestRequestNames: MCP tools are named by their server and tool, the
+// agent's own tools by the agent.
+func TestRequestNames(t *testing.T) {
+	for _, tc := range []struct{ name, server, tool string }{
+		{"Bash", "claude-code", "Bash"},
+		{"mcp__memory__delete_entities", "memory", "delete_entities"},
+		{"mcp__memory", "claude-code", "mcp__memory"},
+	} {
+		req, err := ClaudeCode.Request(tc.name, json.RawMessage(`{"a":"b"}`), "", "")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if req.Server != tc.server || req.Tool != tc.tool {
+			t.Errorf("%s: server %q tool %q, want %q %q", tc.name, req.Server, req.Tool, tc.server, tc.tool)
+		}
 	}
 }

@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/permtool"
+	"github.com/askperm/askperm/internal/settings"
+)
+
+// mcpOptions are the flags of askperm mcp.
+type mcpOptions struct {
+	settings.Flags
+	verbose bool
+}
+
+func newMCP(s streams) *cobra.Command {
+	o := &mcpOptions{}
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve Claude Code's --permission-prompt-tool over MCP (stdio): the tool approve",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.AnswerSet = c.Flags().Changed("answer")
+			return runMCP(s, o)
+		},
+	}
+	registerDeciding(c, &o.Flags, &o.verbose)
+	return c
+}
+
+// runMCP serves until the client closes stdin or a signal arrives.
+func runMCP(s streams, o *mcpOptions) error {
+	set, err := settings.Resolve(o.Flags, s.getenv)
+	if err != nil {
+		return usage("%v", err)
+	}
+	set.Frontends = offTerminal(set)
+	workdir, _ := os.Getwd() // unknown is fine: paths are then scoped without it
+	server := mcp.NewServer(&mcp.Implementation{Name: "askperm", Version: "1"}, nil)
+	server.AddTool(permtool.Tool(), permtool.Handler(permtool.Config{
+		Pipeline: newPipeline(s, set, o.verbose), Timeout: set.Timeout, Workdir: workdir,
+	}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer stop()
+	err = server.Run(ctx, &mcp.IOTransport{Reader: s.in, Writer: s.decision})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return &exitError{code: exitInternal, err: err}
+	}
+	return nil
+}
+
+// offTerminal is set's frontends without those asking on the controlling
+// terminal, which an agent that runs askperm owns, unless --tty names
+// another terminal. The hooks share it.
+func offTerminal(set settings.Settings) []decision.Frontend {
+	if set.Prompt.TTY != "" {
+		return set.Frontends
+	}
+	return slices.DeleteFunc(slices.Clone(set.Frontends), func(f decision.Frontend) bool {
+		return f == decision.FrontendTUI || f == decision.FrontendLine
+	})
+}
