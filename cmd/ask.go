@@ -37,7 +37,7 @@ func registerDeciding(c *cobra.Command, o *settings.Flags, verbose *bool) {
 	f.StringVar(&o.Timeout, "timeout", "", "deadline for the whole request, reading stdin included (30s, 5m, or seconds; default 300s; 0 means the default)")
 	f.StringVar(&o.MaxRequest, "max-request", "", "largest request accepted (bytes, or with a KiB/MiB suffix; default 1MiB)")
 	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, none (env ASKPERM_FRONTEND)")
-	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one (env ASKPERM_TTY)")
+	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one; auto: on the pane kept for approvals (askperm pane) when one runs (env ASKPERM_TTY)")
 	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
 	f.BoolVar(verbose, "verbose", false, "name on stderr the rules or memory entries that decided")
 	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML) deciding before anyone is asked; repeatable, beside the user's rules.toml")
@@ -83,6 +83,7 @@ func runAsk(s streams, o *askOptions) error {
 
 // newPipeline is the pipeline the settings describe.
 func newPipeline(s streams, set settings.Settings, verbose bool) *pipeline.Pipeline {
+	resolvePane(&set)
 	var memory *pipeline.Memory
 	if set.StateDir != "" {
 		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle, Breaker: set.Breaker, PromptsPerMinute: set.PromptsPerMinute}

@@ -68,7 +68,7 @@ func runHook(s streams, o *askOptions, agent hook.Agent) error {
 	if o.Timeout == "" {
 		set.Timeout = min(set.Timeout, hookTimeout)
 	}
-	set.Frontends = offTerminal(set)
+	awayFromAgent(&set)
 	p := newPipeline(s, set, o.verbose)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/permtool"
 	"github.com/askperm/askperm/internal/settings"
 )
@@ -43,7 +41,7 @@ func runMCP(s streams, o *mcpOptions) error {
 	if err != nil {
 		return usage("%v", err)
 	}
-	set.Frontends = offTerminal(set)
+	awayFromAgent(&set)
 	workdir, _ := os.Getwd() // unknown is fine: paths are then scoped without it
 	server := mcp.NewServer(&mcp.Implementation{Name: "askperm", Version: "1"}, nil)
 	server.AddTool(permtool.Tool(), permtool.Handler(permtool.Config{
@@ -56,16 +54,4 @@ func runMCP(s streams, o *mcpOptions) error {
 		return &exitError{code: exitInternal, err: err}
 	}
 	return nil
-}
-
-// offTerminal is set's frontends without those asking on the controlling
-// terminal, which an agent that runs askperm owns, unless --tty names
-// another terminal. The hooks share it.
-func offTerminal(set settings.Settings) []decision.Frontend {
-	if set.Prompt.TTY != "" {
-		return set.Frontends
-	}
-	return slices.DeleteFunc(slices.Clone(set.Frontends), func(f decision.Frontend) bool {
-		return f == decision.FrontendTUI || f == decision.FrontendLine
-	})
 }

@@ -96,7 +96,7 @@ line prompt or desktop dialog) or answers from canned answers, and writes one
 JSON decision on stdout. Anything but exit 0 with one valid decision is a deny.`
 	root.SilenceUsage = true
 	root.SilenceErrors = true
-	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s), newRules(s), newSession(s), newLog(s), newCheck(s), newGate(s), newHook(s), newMCP(s))
+	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s), newRules(s), newSession(s), newLog(s), newCheck(s), newGate(s), newHook(s), newMCP(s), newPane(s))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

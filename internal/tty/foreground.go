@@ -17,7 +17,8 @@ const Holder = "sleep"
 // foregroundReader finds a process, other than this one, in the
 // foreground of the terminal with device number rdev that may read keys
 // typed there (a shell at its prompt, an editor): every process in the
-// terminal's foreground process group but a Holder. It reads /proc.
+// terminal's foreground process group but a Holder or a pane. It reads
+// /proc.
 func foregroundReader(rdev uint64) (comm string, pid int, found bool) {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	self := os.Getpid()
@@ -30,7 +31,7 @@ func foregroundReader(rdev uint64) (comm string, pid int, found bool) {
 		if !ok || st.pid == self || !sameTTY(st.ttyNr, rdev) || st.tpgid <= 0 || st.pgrp != st.tpgid {
 			continue
 		}
-		if st.comm != Holder {
+		if st.comm != Holder && st.comm != PaneName {
 			return st.comm, st.pid, true
 		}
 	}
