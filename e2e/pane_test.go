@@ -5,23 +5,24 @@ import (
 	"testing"
 )
 
-// TestPaneAnswersQueuedHooks: askperm pane holds a terminal; two hooks
-// started while it runs find it without flags, queue, and are asked there
-// one after the other, in the order they came.
+// TestPaneAnswersQueuedHooks: askperm pane holds a terminal; two Claude
+// Code hooks started while it runs find it without flags, queue, and are
+// asked there one after the other, in the order they came; then a Codex
+// hook.
 func TestPaneAnswersQueuedHooks(t *testing.T) {
 	env := memoryEnv("TERM=xterm-256color")
 	p := startPTY(t, nil, env, "pane")
 	p.waitFor("is kept for approvals")
 
-	hook := func(payload []byte) chan result {
+	hook := func(agent string, payload []byte) chan result {
 		done := make(chan result, 1)
-		go func() { done <- runPipe(t, payload, env, "hook", "claude-code") }()
+		go func() { done <- runPipe(t, payload, env, "hook", agent) }()
 		return done
 	}
-	first := hook(claudePayload(t, "permissionrequest-bash.json"))
+	first := hook("claude-code", claudePayload(t, "permissionrequest-bash.json"))
 	tuiShown(p, "Your decision", 1)
 	p.waitFor("go test ./...")
-	second := hook(claudePayload(t, "pretooluse-bash.json"))
+	second := hook("claude-code", claudePayload(t, "pretooluse-bash.json"))
 
 	tuiChoose(p, "Allow once")
 	p.send(tuiEnter)
@@ -36,6 +37,15 @@ func TestPaneAnswersQueuedHooks(t *testing.T) {
 	p.send(tuiEnter) // no reason
 	if r := <-second; r.code != 0 || strings.TrimSpace(r.stdout) != `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"askperm: denied (user)"}}` {
 		t.Fatalf("second hook: exit %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	}
+
+	third := hook("codex", readFile(t, "hooks/codex/permissionrequest-bash.json"))
+	tuiShown(p, "Your decision", 3)
+	p.waitFor("cargo test --workspace")
+	tuiChoose(p, "Allow once")
+	p.send(tuiEnter)
+	if r := <-third; r.code != 0 || strings.TrimSpace(r.stdout) != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` {
+		t.Fatalf("codex hook: exit %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
 	}
 	p.signal(2)
 	if r := p.wait(); r.code != 0 {
