@@ -40,6 +40,7 @@ func runGate(s streams, o *gateOptions, command []string) error {
 	if err != nil {
 		return usage("%v", err)
 	}
+	awayFromAgent(&set) // the MCP client that spawned the gate owns the terminal
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	code, err := gate.Run(ctx, gate.Config{

@@ -70,7 +70,7 @@ func runPane(s streams, o *paneOptions) error {
 }
 
 // awayFromAgent sets a helper whose caller owns the controlling terminal
-// (a hook, the permission-prompt tool) to ask on the pane kept for
+// (a hook, the permission-prompt tool, the gate) to ask on the pane kept for
 // approvals unless --tty names a terminal.
 func awayFromAgent(set *settings.Settings) {
 	if set.Prompt.TTY == "" {
