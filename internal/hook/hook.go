@@ -141,6 +141,13 @@ func (a Agent) Request(toolName string, toolInput json.RawMessage, workdir, sess
 		call.Arguments = key
 	}
 	req, err := describe.Describe(call)
+	if err == nil && len(req.Dimensions) == 0 && len(call.Arguments) != len(toolInput) {
+		// No key argument the describer recognises (absent, not a string):
+		// a rule of no dimensions would cover every call of the tool, so
+		// scope all the arguments instead.
+		call.Arguments = toolInput
+		req, err = describe.Describe(call)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -90,3 +90,24 @@ func TestRequestNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestNeverUnscoped: a built-in tool's call whose key argument is
+// missing or not a string is scoped by all its arguments, never by none
+// (a rule of no dimensions would cover every call of the tool).
+func TestRequestNeverUnscoped(t *testing.T) {
+	for _, tc := range []struct{ tool, input string }{
+		{"Bash", `{"description":"x"}`},
+		{"Bash", `{"command":["rm","-rf","/"]}`},
+		{"Write", `{"file_path":7,"content":"x"}`},
+		{"Glob", `{"pattern":"**/*.go"}`},
+		{"WebFetch", `{"url":"","prompt":"p"}`},
+	} {
+		req, err := ClaudeCode.Request(tc.tool, json.RawMessage(tc.input), "", "")
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.tool, tc.input, err)
+		}
+		if len(req.Dimensions) == 0 {
+			t.Errorf("%s %s: no dimensions", tc.tool, tc.input)
+		}
+	}
+}
