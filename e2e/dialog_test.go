@@ -228,9 +228,13 @@ type dialogRun struct {
 // request; its state and config live in a fresh directory.
 func startDialog(t *testing.T, x *xDisplay, frontend, request string, args ...string) *dialogRun {
 	t.Helper()
-	home := t.TempDir()
-	env := baseEnv("DISPLAY="+x.display, "HOME="+home, "XDG_STATE_HOME="+home+"/state", "XDG_CONFIG_HOME="+home+"/config")
-	return startAskperm(t, x, readFile(t, "requests/"+request), env, append([]string{"--frontend", frontend, "--timeout", "60s"}, args...)...)
+	return startAskperm(t, x, readFile(t, "requests/"+request), dialogEnv(x, t.TempDir()), append([]string{"--frontend", frontend, "--timeout", "60s"}, args...)...)
+}
+
+// dialogEnv is the environment of askperm on display x, its state and
+// config in home.
+func dialogEnv(x *xDisplay, home string) []string {
+	return baseEnv("DISPLAY="+x.display, "HOME="+home, "XDG_STATE_HOME="+home+"/state", "XDG_CONFIG_HOME="+home+"/config")
 }
 
 // startAskperm runs askperm in the background with the request req, the
@@ -255,6 +259,12 @@ func startAskperm(t *testing.T, x *xDisplay, req []byte, env []string, args ...s
 // decision.
 func (a *dialogRun) decision() map[string]any {
 	a.t.Helper()
+	return checkDecision(a.t, a.output())
+}
+
+// output waits (at most 30 s) for askperm to exit 0 and returns its stdout.
+func (a *dialogRun) output() string {
+	a.t.Helper()
 	select {
 	case err := <-a.done:
 		if code := exitCode(a.t, err); code != 0 {
@@ -264,7 +274,7 @@ func (a *dialogRun) decision() map[string]any {
 		a.cmd.Process.Kill()
 		a.t.Fatalf("askperm hung; stderr: %s", a.stderr.String())
 	}
-	return checkDecision(a.t, a.stdout.String())
+	return a.stdout.String()
 }
 
 var dialogPrograms = []string{"yad", "zenity"}
