@@ -15,7 +15,9 @@ import (
 )
 
 // exitBlock is the exit status that makes an agent's hook block the call:
-// any other non-zero status lets the tool run.
+// any other non-zero status lets the tool run. A panic outside the
+// pipeline (which turns its own into denies) exits 2 as well, Go's status
+// for a crash, so a crash blocks too.
 const exitBlock = 2
 
 // hookTimeout is a hook's deadline unless --timeout says otherwise:
