@@ -66,7 +66,13 @@ func newDialogFake(t *testing.T, steps ...string) *dialogFake {
 
 func (fd *dialogFake) write(name, content string, mode os.FileMode) {
 	fd.t.Helper()
-	if err := os.WriteFile(filepath.Join(fd.dir, name), []byte(content), mode); err != nil {
+	// No fork while the file is open for writing: a child of a parallel
+	// test would hold the descriptor until its exec, and running the file
+	// meanwhile fails with ETXTBSY ("text file busy").
+	syscall.ForkLock.Lock()
+	err := os.WriteFile(filepath.Join(fd.dir, name), []byte(content), mode)
+	syscall.ForkLock.Unlock()
+	if err != nil {
 		fd.t.Fatal(err)
 	}
 }
