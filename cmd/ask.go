@@ -15,10 +15,17 @@ import (
 	"github.com/askperm/askperm/internal/settings"
 )
 
+// decidingOptions are the flags every command that decides requests
+// shares (registerDeciding).
+type decidingOptions struct {
+	settings.Flags
+	verbose bool
+}
+
 // askOptions are the flags of askperm and askperm ask.
 type askOptions struct {
-	settings.Flags
-	exitStatus, verbose bool
+	decidingOptions
+	exitStatus bool
 }
 
 func (o *askOptions) register(c *cobra.Command) {

@@ -13,9 +13,8 @@ import (
 
 // gateOptions are the flags of askperm gate.
 type gateOptions struct {
-	settings.Flags
-	name    string
-	verbose bool
+	decidingOptions
+	name string
 }
 
 func newGate(s streams) *cobra.Command {

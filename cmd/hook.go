@@ -37,7 +37,7 @@ func newHook(s streams) *cobra.Command {
 }
 
 func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
-	o := &askOptions{}
+	o := &decidingOptions{}
 	c := &cobra.Command{
 		Use:   agent.Name,
 		Short: short,
@@ -62,7 +62,7 @@ func blocked(err error) error {
 	return &exitError{code: exitBlock, err: fmt.Errorf("blocked: %w", err)}
 }
 
-func runHook(s streams, o *askOptions, agent hook.Agent) error {
+func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
 	set, err := settings.Resolve(o.Flags, s.getenv)
 	if err != nil {
 		return blocked(err)

@@ -14,14 +14,8 @@ import (
 	"github.com/askperm/askperm/internal/settings"
 )
 
-// mcpOptions are the flags of askperm mcp.
-type mcpOptions struct {
-	settings.Flags
-	verbose bool
-}
-
 func newMCP(s streams) *cobra.Command {
-	o := &mcpOptions{}
+	o := &decidingOptions{}
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve Claude Code's --permission-prompt-tool over MCP (stdio): the tool approve",
@@ -36,7 +30,7 @@ func newMCP(s streams) *cobra.Command {
 }
 
 // runMCP serves until the client closes stdin or a signal arrives.
-func runMCP(s streams, o *mcpOptions) error {
+func runMCP(s streams, o *decidingOptions) error {
 	set, err := settings.Resolve(o.Flags, s.getenv)
 	if err != nil {
 		return usage("%v", err)
@@ -45,7 +39,7 @@ func runMCP(s streams, o *mcpOptions) error {
 	workdir, _ := os.Getwd() // unknown is fine: paths are then scoped without it
 	server := mcp.NewServer(&mcp.Implementation{Name: "askperm", Version: "1"}, nil)
 	server.AddTool(permtool.Tool(), permtool.Handler(permtool.Config{
-		Pipeline: newPipeline(s, set, o.verbose), Timeout: set.Timeout, Workdir: workdir,
+		Pipeline: newPipeline(s, set, o.verbose), Workdir: workdir,
 	}))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()

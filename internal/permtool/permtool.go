@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -68,8 +67,6 @@ func Parse(args json.RawMessage) (Call, error) {
 // Config is what the tool needs to decide.
 type Config struct {
 	Pipeline *pipeline.Pipeline
-	// Timeout bounds each decision; zero means none beyond the pipeline's.
-	Timeout time.Duration
 	// Workdir is the agent's directory, when known: Claude Code does not
 	// send it, but starts its MCP servers there.
 	Workdir string
@@ -108,11 +105,6 @@ func Decide(ctx context.Context, c Config, args json.RawMessage) Result {
 	raw, _, err := decision.EncodeRequest(req)
 	if err != nil {
 		return Result{Call: call, Err: fmt.Errorf("the tool call cannot be asked about: %w", err)}
-	}
-	if c.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout, pipeline.ErrTimeout)
-		defer cancel()
 	}
 	out := c.Pipeline.Decide(ctx, raw)
 	if out.Decision == nil {
