@@ -64,7 +64,7 @@ func (f *Form) AgentWords() []Field {
 	}
 	add("Stated reason (agent's words, unverified)", Block(r.Reason), true)
 	if r.Arguments != nil {
-		add("Arguments"+AgentsWords, Line(canonicalArguments(r.Arguments)), false)
+		add("Arguments"+AgentsWords, argumentsText(r.Arguments), false)
 	}
 	add("Action description"+AgentsWords, Line(r.ActionDescription), false)
 	add("Tool hints"+AgentsWords, annotationWords(r.Annotations), false)
@@ -118,15 +118,6 @@ func (f *Form) HasHidden() bool {
 		}
 	}
 	return false
-}
-
-// canonicalArguments shows arguments in their canonical form, so a person
-// sees what the digest binds; the raw bytes are shown if that fails.
-func canonicalArguments(raw []byte) string {
-	if c, err := decision.Canonical(raw); err == nil {
-		return string(c)
-	}
-	return string(raw)
 }
 
 // DimensionLabel names a dimension safely: "File [path]", or its name.
@@ -299,7 +290,7 @@ func (f *Form) Message(stage Stage, a Answer) string {
 		}
 		return b.String()
 	}
-	b.WriteString("An agent asks for permission.\n")
+	b.WriteString(f.Headline() + "\n")
 	if f.HasHidden() {
 		b.WriteString("WARNING: " + HiddenWarning + "\n")
 	}

@@ -23,6 +23,9 @@ type Options struct {
 	// DialogPaths maps "yad" and "zenity" to configured absolute program
 	// paths; a missing entry is looked up in fixed system directories.
 	DialogPaths map[string]string
+	// Bell rings the terminal bell (or the desktop's) when a prompt opens,
+	// for a person working in another window.
+	Bell bool
 }
 
 // Env reads the caller's environment; without one it is empty.

@@ -24,6 +24,8 @@ type Config struct {
 	// ArmDelay is how long after a prompt opens before an allow can be
 	// confirmed: "500ms", "1s", or seconds.
 	ArmDelay Duration `toml:"arm_delay"`
+	// Bell rings the bell when a prompt opens.
+	Bell bool `toml:"bell"`
 	// Dialogs maps "yad" and "zenity" to absolute program paths.
 	Dialogs map[string]string `toml:"dialogs"`
 	// State is where and how askperm remembers.

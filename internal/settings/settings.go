@@ -110,6 +110,7 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 			ArmDelay:    prompt.DefaultArmDelay,
 			Getenv:      getenv,
 			DialogPaths: cfg.Dialogs,
+			Bell:        cfg.Bell,
 		},
 	}
 	str := func(s string) (string, error) { return s, nil }

@@ -50,7 +50,7 @@ func TestResolveDefaults(t *testing.T) {
 
 // Flags win over the environment, which wins over the config file.
 func TestResolvePrecedence(t *testing.T) {
-	cfg := "timeout = 120\nfrontends = [\"zenity\"]\narm_delay = \"1s\"\n[dialogs]\nyad = \"/bin/sh\"\n"
+	cfg := "timeout = 120\nfrontends = [\"zenity\"]\narm_delay = \"1s\"\nbell = true\n[dialogs]\nyad = \"/bin/sh\"\n"
 	for _, tc := range []struct {
 		name      string
 		flags     Flags
@@ -69,7 +69,7 @@ func TestResolvePrecedence(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if s.Timeout != tc.timeout || !reflect.DeepEqual(s.Frontends, tc.frontends) || s.Prompt.TTY != tc.tty ||
-			s.Prompt.ArmDelay != time.Second || s.Prompt.DialogPaths["yad"] != "/bin/sh" {
+			s.Prompt.ArmDelay != time.Second || s.Prompt.DialogPaths["yad"] != "/bin/sh" || !s.Prompt.Bell {
 			t.Errorf("%s: got %+v", tc.name, s)
 		}
 	}

@@ -1,0 +1,100 @@
+package form
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// HeadlineValueRunes caps how much of the first dimension's value the
+// headline quotes; the facts below it show the value in full.
+const HeadlineValueRunes = 120
+
+// Headline is the question in one line, the first thing every frontend
+// shows: who wants to do what to which value, e.g. `write_file
+// (fs-default) wants to write /home/a/p/report.md`. askperm builds it from
+// the request's structure (tool, server, action, the first dimension's
+// value), never from the agent's prose, and renders each part with Line.
+// A value longer than HeadlineValueRunes is cut, and the cut says so.
+func (f *Form) Headline() string {
+	r := f.Req
+	var who string
+	switch {
+	case r.Tool != "" && r.Server != "":
+		who = Line(r.Tool) + " (" + Line(r.Server) + ")"
+	case r.Tool != "":
+		who = Line(r.Tool)
+	case r.Server != "":
+		who = "A tool of " + Line(r.Server)
+	default:
+		who = "An agent"
+	}
+	s := who + " wants to " + Line(r.Action)
+	if len(r.Dimensions) > 0 {
+		s += " " + headlineValue(r.Dimensions[0].Value)
+	}
+	return s
+}
+
+// headlineValue renders v, cut after HeadlineValueRunes runes of the raw
+// value (never inside an escape), saying how much more there is.
+func headlineValue(v string) string {
+	n := utf8.RuneCountInString(v)
+	if n <= HeadlineValueRunes {
+		return Line(v)
+	}
+	cut := 0
+	for i := range v {
+		if cut == HeadlineValueRunes {
+			return Line(v[:i]) + " … (" + plural(n-HeadlineValueRunes, "more character") + ", in full below)"
+		}
+		cut++
+	}
+	return Line(v)
+}
+
+// argumentsText shows arguments in their canonical form, so a person sees
+// what the digest binds, with each string rendered once by Line (and `"`
+// as `\"`), not JSON-escaped and then rendered: `C:\Users` shows as
+// "C:\\Users", not "C:\\\\Users". The raw bytes are rendered if the
+// arguments have no canonical form.
+func argumentsText(raw []byte) string {
+	c, err := decision.Canonical(raw)
+	if err != nil {
+		return Line(string(raw))
+	}
+	var b strings.Builder
+	for i := 0; i < len(c); {
+		if c[i] != '"' {
+			b.WriteByte(c[i])
+			i++
+			continue
+		}
+		end := stringEnd(c, i)
+		var s string
+		if json.Unmarshal(c[i:end], &s) != nil {
+			return Line(string(c))
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(Line(s), `"`, `\"`))
+		b.WriteByte('"')
+		i = end
+	}
+	return b.String()
+}
+
+// stringEnd returns the index just past the JSON string starting at c[i],
+// or len(c) when it does not end.
+func stringEnd(c []byte, i int) int {
+	for j := i + 1; j < len(c); j++ {
+		switch c[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(c)
+}

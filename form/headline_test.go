@@ -1,0 +1,94 @@
+package form
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/askperm/askperm/decision"
+)
+
+func TestHeadline(t *testing.T) {
+	dim := []decision.Dimension{{Name: "path", Value: "/home/a/p/report.md"}}
+	long := strings.Repeat("x", HeadlineValueRunes) + "\u202eyz"
+	for _, c := range []struct {
+		req  decision.Request
+		want string
+	}{
+		{decision.Request{Server: "fs-default", Tool: "write_file", Action: "write", Dimensions: dim},
+			"write_file (fs-default) wants to write /home/a/p/report.md"},
+		{decision.Request{Tool: "Bash", Action: "exec", Dimensions: []decision.Dimension{{Name: "command", Value: "ls\n\trm -rf /"}}},
+			`Bash wants to exec ls\n\trm -rf /`},
+		{decision.Request{Server: "fs", Action: "read"}, "A tool of fs wants to read"},
+		{decision.Request{Action: "net\u202e"}, `An agent wants to net\u{202e}`},
+		{decision.Request{Tool: "t", Action: "exec", Dimensions: []decision.Dimension{{Name: "c", Value: long}}},
+			"t wants to exec " + strings.Repeat("x", HeadlineValueRunes) + " … (3 more characters, in full below)"},
+	} {
+		if got := New(&c.req, Options{}).Headline(); got != c.want {
+			t.Errorf("Headline(%+v) = %q, want %q", c.req, got, c.want)
+		}
+	}
+}
+
+// TestHeadlineHostile draws requests from every pool of width_test.go: the
+// headline is one line of renderer output whatever the request holds.
+func TestHeadlineHostile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	str := func() string {
+		rs := make([]rune, rng.IntN(200))
+		for i := range rs {
+			rs[i] = draw(rng)
+		}
+		return string(rs)
+	}
+	for range 2000 {
+		req := decision.Request{Server: str(), Tool: str(), Action: str(),
+			Dimensions: []decision.Dimension{{Name: "d", Value: str()}}}
+		h := New(&req, Options{}).Headline()
+		for _, b := range []byte(h) {
+			if b < 0x20 || b == 0x7f {
+				t.Fatalf("Headline of %+v holds byte %#x: %q", req, b, h)
+			}
+		}
+		checkBoth(t, h)
+	}
+}
+
+func TestArgumentsText(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"path":"C:\\Users\\a"}`:    `{"path":"C:\\Users\\a"}`,
+		`{"q":"say \"hi\"","n":1.0}`: `{"n":1,"q":"say \"hi\""}`,
+		`{"s":"a\\\"b"}`:             `{"s":"a\\\"b"}`,
+		`{"t":"tab\there\u202e"}`:    `{"t":"tab\there\u{202e}"}`,
+		`["    ",null,true]`:         `["⟨4 spaces⟩",null,true]`,
+	} {
+		if got := argumentsText([]byte(in)); got != want {
+			t.Errorf("argumentsText(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestArgumentsTextInjective: distinct string values never show alike, and
+// each shows as Line of it with quotes marked.
+func TestArgumentsTextInjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []rune{'"', '\\', 'a', ' ', '\n', '\u202e', '⟨', ',', ':', '{', '}'}
+	seen := map[string]string{}
+	for range 20000 {
+		rs := make([]rune, rng.IntN(8))
+		for i := range rs {
+			rs[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(rs)
+		raw, _ := json.Marshal(map[string]string{"k": s})
+		got := argumentsText(raw)
+		if want := `{"k":"` + strings.ReplaceAll(Line(s), `"`, `\"`) + `"}`; got != want {
+			t.Fatalf("argumentsText(%s) = %s, want %s", raw, got, want)
+		}
+		if prev, ok := seen[got]; ok && prev != s {
+			t.Fatalf("%q and %q both show as %s", prev, s, got)
+		}
+		seen[got] = s
+	}
+}
