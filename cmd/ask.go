@@ -50,6 +50,7 @@ func registerDeciding(c *cobra.Command, o *settings.Flags, verbose *bool) {
 	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML) deciding before anyone is asked; repeatable, beside the user's rules.toml")
 	f.StringVar(&o.StateDir, "state-dir", "", "where remembered rules and session approvals live (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
 	f.BoolVar(&o.NoRemember, "no-remember", false, "neither use nor record remembered rules and session approvals")
+	completeDeciding(c)
 }
 
 // command returns the cobra command use, running askperm ask.

@@ -108,9 +108,12 @@ func mustParse(t *testing.T, raw string) *decision.Request {
 
 // The flag's help names every choice a canned answer may give.
 func TestAnswerHelpAdvertisesOfferedChoices(t *testing.T) {
-	_, _, stderr := invoke(t, "", nil, "--help")
-	for _, line := range strings.Split(stderr, "\n") {
-		if strings.Contains(line, "--answer ") && !strings.Contains(line, "allow-once, deny-once, allow-always, deny-always or allow-session") {
+	_, stdout, _ := invoke(t, "", nil, "--help")
+	if !strings.Contains(stdout, "--answer ") {
+		t.Fatalf("help does not show --answer: %q", stdout)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--answer ") && !strings.Contains(line, "allow-once, deny-once, allow-always, deny-always or allow-session") {
 			t.Errorf("help: %q", line)
 		}
 	}

@@ -106,5 +106,6 @@ func newLog(s streams) *cobra.Command {
 	f.StringVar(&o.decision, "decision", "", "only allow or only deny")
 	f.StringVar(&o.tool, "tool", "", "only this tool's decisions")
 	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
+	must(c.RegisterFlagCompletionFunc("decision", fixed("allow", "deny")))
 	return c
 }

@@ -64,8 +64,6 @@ func Main() int {
 func run(s streams, args []string) int {
 	root := newRoot(s)
 	root.SetArgs(args)
-	root.SetOut(s.errOut)
-	root.SetErr(s.errOut)
 	err := root.Execute()
 	var ee *exitError
 	switch {
@@ -89,14 +87,43 @@ func warn(w io.Writer, msg string) {
 	}
 }
 
+// Root is askperm's command tree, for documentation made from it (the
+// man pages): its commands are never run.
+func Root() *cobra.Command {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		panic(err)
+	}
+	return newRoot(streams{in: null, decision: null, errOut: io.Discard, getenv: func(string) string { return "" }})
+}
+
 func newRoot(s streams) *cobra.Command {
 	root := (&askOptions{}).command(s, "askperm", "Ask a human before an AI agent's tool call runs")
-	root.Long = `askperm reads one JSON permission request on stdin, asks a person (terminal UI,
-line prompt or desktop dialog) or answers from canned answers, and writes one
-JSON decision on stdout. Anything but exit 0 with one valid decision is a deny.`
+	root.Long = rootLong
 	root.SilenceUsage = true
 	root.SilenceErrors = true
-	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s), newRules(s), newSession(s), newLog(s), newCheck(s), newGate(s), newHook(s), newMCP(s), newPane(s))
-	root.CompletionOptions.DisableDefaultCmd = true
+	// Help, the version and completion scripts are what was asked for:
+	// stdout. A command that decides writes only its decision there. Set
+	// before the completion command, which keeps the writer it is given.
+	root.SetOut(s.decision)
+	root.SetErr(s.errOut)
+	root.DisableAutoGenTag = true // the man pages carry no date
+	root.Version = buildVersion()
+	root.SetVersionTemplate("askperm {{.Version}}\n")
+	root.Flags().Bool("version", false, "print askperm's version and exit") // no -v: too near --verbose
+	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s), newRules(s), newSession(s),
+		newLog(s), newCheck(s), newDigest(s), newGate(s), newHook(s), newMCP(s), newPane(s), newVersion(s))
+	root.InitDefaultCompletionCmd()
+	setExamples(root)
 	return root
+}
+
+// setExamples gives every command of the tree its example (examples).
+func setExamples(c *cobra.Command) {
+	if ex, ok := examples[c.CommandPath()]; ok && c.Example == "" {
+		c.Example = ex
+	}
+	for _, sub := range c.Commands() {
+		setExamples(sub)
+	}
 }

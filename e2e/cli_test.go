@@ -305,7 +305,7 @@ func TestConfigFile(t *testing.T) {
 		want string
 	}{
 		{"frontends = [\"none\"]\n", 0o666, "group- or world-writable"},
-		{"frontend = [\"none\"]\n", 0o600, "unknown keys: frontend"},
+		{"frontend = [\"none\"]\n", 0o600, `unknown key "frontend": did you mean "frontends"?`},
 		{"arm_delay = \"soon\"\n", 0o600, "arm_delay"},
 		{"timeout = \"-1s\"\n", 0o600, "negative"},
 		{"frontends = [\"kdialog\"]\n", 0o600, `unknown frontend "kdialog"`},

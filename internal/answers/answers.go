@@ -83,14 +83,14 @@ var Choices = []form.Choice{form.AllowOnce, form.DenyOnce, form.AllowAlways, for
 
 // check validates e and compiles its matchers.
 func (e *Entry) check(c *match.Compiler) error {
+	names := make([]string, len(Choices))
+	for i, c := range Choices {
+		names[i] = string(c)
+	}
 	if e.Choice == "" {
-		return errors.New("choice: missing")
+		return fmt.Errorf("choice: missing (valid: %s)", strings.Join(names, ", "))
 	}
 	if !slices.Contains(Choices, e.Choice) {
-		names := make([]string, len(Choices))
-		for i, c := range Choices {
-			names[i] = string(c)
-		}
 		return fmt.Errorf("choice: unknown %q (valid: %s)", e.Choice, strings.Join(names, ", "))
 	}
 	if !e.Choice.IsAlways() && (e.Grants != nil || e.Scopes != nil || e.WorkdirScope != "" || e.Lifetime != "") {

@@ -21,8 +21,8 @@ import (
 
 func TestParseRejects(t *testing.T) {
 	for _, tc := range []struct{ name, toml, want string }{
-		{"unknown key", "[[answer]]\nchoice = \"allow-once\"\ncolour = \"red\"\n", "unknown keys: answer.colour"},
-		{"unknown top-level key", "answers = 1\n", "unknown keys: answers"},
+		{"unknown key", "[[answer]]\nchoice = \"allow-once\"\ncolour = \"red\"\n", `unknown key "answer.colour" (valid here: tool, server, source, action, dimensions, choice, message, grants, scopes, workdir_scope, lifetime)`},
+		{"unknown top-level key", "answers = 1\n", `unknown key "answers": did you mean "answer"?`},
 		{"missing choice", "[[answer]]\ntool = \"x\"\n", "answer 1: choice: missing"},
 		{"unknown choice", "[[answer]]\nchoice = \"allow\"\n", `choice: unknown "allow" (valid: allow-once, deny-once, allow-always, deny-always, allow-session)`},
 		{"bad tool glob", "[[answer]]\nchoice = \"allow-once\"\n[[answer]]\ntool = \"write_[\"\nchoice = \"allow-once\"\n", `answer 2: tool: invalid glob "write_["`},

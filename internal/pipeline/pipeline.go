@@ -144,7 +144,7 @@ func (p *Pipeline) Decide(ctx context.Context, raw []byte) Outcome {
 	ctx, cancel := p.deadline(ctx, start)
 	defer cancel()
 	if int64(len(raw)) > p.c.MaxRequest {
-		return Outcome{Err: invalid{fmt.Errorf("request larger than %d bytes", p.c.MaxRequest)}}
+		return Outcome{Err: invalid{tooLarge(p.c.MaxRequest)}}
 	}
 	return p.decide(ctx, start, raw)
 }

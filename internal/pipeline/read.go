@@ -52,9 +52,22 @@ func checkRead(b []byte, err error, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading the request: %w", err)
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("request larger than %d bytes", max)
+		return nil, tooLarge(max)
 	}
 	return b, nil
+}
+
+// tooLarge is the error of a request beyond the size cap: it names the
+// flag that raises the cap.
+func tooLarge(max int64) error {
+	size := fmt.Sprintf("%d bytes", max)
+	switch {
+	case max%(1<<20) == 0:
+		size = fmt.Sprintf("%d MiB", max>>20)
+	case max%(1<<10) == 0:
+		size = fmt.Sprintf("%d KiB", max>>10)
+	}
+	return fmt.Errorf("request larger than %s (raise --max-request)", size)
 }
 
 // pollable returns a copy of f that the runtime poller serves, and how to

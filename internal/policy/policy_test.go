@@ -204,7 +204,7 @@ dimensions = { path = "/etc/*" }
 // rule and the problem.
 func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
-		{"[[rule]]\ncolour = \"red\"\n", "rules.toml: unknown keys: rule.colour"},
+		{"[[rule]]\ncolour = \"red\"\n", `rules.toml: unknown key "rule.colour" (valid here: name, decision, message, justification, tool, server, source, action, dimensions, when, match, not_match)`},
 		{"[[rule]]\ndecision = \"maybe\"\n", `rules.toml: rule "rules.toml#1": decision: "maybe" is none of allow, prompt, deny`},
 		{"[[rule]]\nname = \"x\"\ntool = \"a[\"\n", `rule "x": tool: `},
 		{"[[rule]]\ndimensions = { p = \"{a\" }\n", `dimensions.p: `},

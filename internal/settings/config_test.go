@@ -27,7 +27,7 @@ zenity = "/bin/sh"
 
 func TestParseRejects(t *testing.T) {
 	for _, tc := range []struct{ toml, want string }{
-		{"timout = \"5s\"\n", "unknown keys: timout"},
+		{"timout = \"5s\"\n", `unknown key "timout": did you mean "timeout"?`},
 		{"[dialogs]\nkdialog = \"/usr/bin/kdialog\"\n", `unknown dialog "kdialog"`},
 		{"[dialogs]\nyad = \"yad\"\n", "not an absolute path"},
 		{"timeout = true\n", "expected a duration"},

@@ -113,7 +113,7 @@ func TestResolveErrorsNameTheirSource(t *testing.T) {
 		{"config timeout", "timeout = \"soon\"\n", Flags{}, nil, `config.toml: timeout: "soon" is neither`},
 		{"config frontends", "frontends = [\"kde\"]\n", Flags{}, nil, `config.toml: frontends: unknown frontend "kde"`},
 		{"config arm_delay", "arm_delay = -1\n", Flags{}, nil, `config.toml: arm_delay: "-1" is negative`},
-		{"config key", "timout = 1\n", Flags{}, nil, "config.toml: unknown keys: timout"},
+		{"config key", "timout = 1\n", Flags{}, nil, `config.toml: unknown key "timout": did you mean "timeout"?`},
 	} {
 		getenv, _ := env(t, tc.cfg, tc.env...)
 		_, err := Resolve(tc.flags, getenv)
@@ -163,7 +163,7 @@ prompts_per_minute = 0
 		"[breaker]\nwindow = -1\n":           "config.toml: breaker.window: -1 is negative",
 		"[state]\ndir = \"rel\"\n":           `config.toml: state.dir: "rel" is not an absolute path`,
 		"[state]\nsession_idle = \"soon\"\n": `config.toml: state.session_idle: "soon"`,
-		"[limits]\nprompts_per_hour = 1\n":   "unknown keys: limits.prompts_per_hour",
+		"[limits]\nprompts_per_hour = 1\n":   `unknown key "limits.prompts_per_hour" (valid here: prompts_per_minute)`,
 	} {
 		getenv, _ := env(t, cfg)
 		if _, err := Resolve(Flags{}, getenv); err == nil || !strings.Contains(err.Error(), want) {

@@ -3,29 +3,140 @@ package userfile
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/agnivade/levenshtein"
 )
 
 // DecodeTOML decodes a user file's TOML into v strictly: a key v does not
 // know is an error, never silently ignored (a misspelt setting must not
-// leave a weaker default in place). Keys below a free-form key (such as
-// "rule.when.equals", whose value is any TOML value) are the value's own.
+// leave a weaker default in place). The error names each unknown key with
+// the known key nearest to it, or else every key known in its place. Keys
+// below a free-form key (such as "rule.when.equals", whose value is any
+// TOML value) are the value's own.
 func DecodeTOML(b []byte, v any, freeForm ...string) error {
 	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(v)
 	if err != nil {
 		return err
 	}
-	var keys []string
+	var unknown []toml.Key
 	for _, k := range md.Undecoded() {
-		if !slices.ContainsFunc(freeForm, func(f string) bool { return strings.HasPrefix(k.String(), f+".") }) {
-			keys = append(keys, k.String())
+		if slices.ContainsFunc(freeForm, func(f string) bool { return strings.HasPrefix(k.String(), f+".") }) {
+			continue
+		}
+		// Below an unknown table, only the table is news.
+		if slices.ContainsFunc(unknown, func(u toml.Key) bool { return len(u) < len(k) && slices.Equal(u, k[:len(u)]) }) {
+			continue
+		}
+		unknown = append(unknown, k)
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(unknown))
+	for i, k := range unknown {
+		msgs[i] = unknownKey(reflect.TypeOf(v), k)
+	}
+	return fmt.Errorf("%s", strings.Join(msgs, "; "))
+}
+
+// unknownKey says that k is unknown, and what was likely meant.
+func unknownKey(t reflect.Type, k toml.Key) string {
+	msg := fmt.Sprintf("unknown key %q", k.String())
+	known := KnownKeys(t, k[:len(k)-1])
+	if len(known) == 0 {
+		return msg
+	}
+	if near, ok := Nearest(k[len(k)-1], known); ok {
+		return fmt.Sprintf("%s: did you mean %q?", msg, near)
+	}
+	return fmt.Sprintf("%s (valid here: %s)", msg, strings.Join(known, ", "))
+}
+
+// KnownKeys are the TOML keys the struct reached from t by path takes, in
+// the order of its fields; nil when path leads to no struct (a map or any
+// value, whose keys are free).
+func KnownKeys(t reflect.Type, path []string) []string {
+	t = element(t)
+	for _, name := range path {
+		f, ok := field(t, name)
+		if !ok {
+			return nil
+		}
+		t = element(f.Type)
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		if name, ok := tomlName(t.Field(i)); ok {
+			keys = append(keys, name)
 		}
 	}
-	if len(keys) > 0 {
-		return fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
+	return keys
+}
+
+// element is what a TOML table of type t decodes into: pointers and
+// arrays of tables stripped.
+func element(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
 	}
-	return nil
+	return t
+}
+
+// field is the field of struct t that TOML key name decodes into.
+func field(t reflect.Type, name string) (reflect.StructField, bool) {
+	if t.Kind() != reflect.Struct {
+		return reflect.StructField{}, false
+	}
+	for i := range t.NumField() {
+		if n, ok := tomlName(t.Field(i)); ok && strings.EqualFold(n, name) {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// tomlName is the key of a struct field, as the decoder reads it.
+func tomlName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	switch name {
+	case "-":
+		return "", false
+	case "":
+		return f.Name, true
+	}
+	return name, true
+}
+
+// Nearest is the candidate nearest to s by edit distance, when one is near
+// enough to be a slip of the keyboard (one edit in a short word, two in a
+// longer one, three in a long one) or s starts it; the first of equals.
+func Nearest(s string, candidates []string) (string, bool) {
+	limit := 1
+	switch {
+	case len(s) > 8:
+		limit = 3
+	case len(s) > 3:
+		limit = 2
+	}
+	best, bestDist := "", limit+1
+	for _, c := range candidates {
+		d := levenshtein.ComputeDistance(strings.ToLower(s), strings.ToLower(c))
+		if len(s) >= 3 && strings.HasPrefix(c, s) {
+			d = min(d, limit)
+		}
+		if d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best, best != ""
 }

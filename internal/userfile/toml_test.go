@@ -1,0 +1,85 @@
+package userfile
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+type entryTOML struct {
+	Tool       string            `toml:"tool"`
+	Choice     string            `toml:"choice"`
+	Dimensions map[string]string `toml:"dimensions"`
+	Free       any               `toml:"free"`
+}
+
+type fileTOML struct {
+	Frontends []string    `toml:"frontends"`
+	Timeout   string      `toml:"timeout"`
+	Entries   []entryTOML `toml:"answer"`
+	State     *struct {
+		Remember bool `toml:"remember"`
+	} `toml:"state"`
+}
+
+// An unknown key is named with the known key nearest to it, or with every
+// key known in its place; keys below an unknown table are not repeated,
+// and keys of maps and free-form values are the value's own.
+func TestDecodeTOMLUnknownKeys(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"frontend = [\"none\"]\n", `unknown key "frontend": did you mean "frontends"?`},
+		{"[[answer]]\ntol = \"x\"\n", `unknown key "answer.tol": did you mean "tool"?`},
+		{"[[answer]]\nchioce = \"x\"\n", `unknown key "answer.chioce": did you mean "choice"?`},
+		{"[state]\nremeber = true\n", `unknown key "state.remeber": did you mean "remember"?`},
+		{"[[answer]]\ncolour = \"red\"\n", `unknown key "answer.colour" (valid here: tool, choice, dimensions, free)`},
+		{"[dialog]\nzenity = \"z\"\nyad = \"y\"\n", `unknown key "dialog" (valid here: frontends, timeout, answer, state)`},
+		{"time = 1\ncolour = 2\n", `unknown key "time": did you mean "timeout"?; unknown key "colour" (valid here: frontends, timeout, answer, state)`},
+	} {
+		var f fileTOML
+		err := DecodeTOML([]byte(tc.in), &f)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: got %v, want %s", tc.in, err, tc.want)
+		}
+	}
+	var f fileTOML
+	if err := DecodeTOML([]byte("[[answer]]\ndimensions = { anything = \"x\" }\n[answer.free]\nk = 1\n"), &f, "answer.free"); err != nil {
+		t.Errorf("free keys: %v", err)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	keys := []string{"tool", "server", "source", "action", "dimensions", "choice", "workdir_scope", "lifetime"}
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"tol", "tool", true},
+		{"Tool", "tool", true},
+		{"sever", "server", true},
+		{"soruce", "source", true},
+		{"dimension", "dimensions", true},
+		{"workdir", "workdir_scope", true},
+		{"lifetiem", "lifetime", true},
+		{"colour", "", false},
+		{"x", "", false},
+		{"to", "", false},
+	} {
+		got, ok := Nearest(tc.in, keys)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Nearest(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestKnownKeys(t *testing.T) {
+	typ := reflect.TypeOf(&fileTOML{})
+	if got := strings.Join(KnownKeys(typ, []string{"answer"}), ","); got != "tool,choice,dimensions,free" {
+		t.Errorf("answer: %s", got)
+	}
+	if got := KnownKeys(typ, []string{"answer", "dimensions"}); got != nil {
+		t.Errorf("a map's keys are free: %v", got)
+	}
+	if got := KnownKeys(typ, []string{"nothing"}); got != nil {
+		t.Errorf("unknown table: %v", got)
+	}
+}
