@@ -40,11 +40,22 @@ func TestCLIVersion(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
 		}
 	}
-	// go build in a checkout stamps the commit.
-	if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
-		r := runPipe(t, nil, baseEnv(), "--version")
-		if commit := strings.TrimSpace(string(out))[:12]; !strings.Contains(r.stdout, "commit "+commit) {
-			t.Errorf("--version %q does not name commit %s", r.stdout, commit)
+	// It says what the binary's build info holds: the module's version and,
+	// when go build stamped it, the commit.
+	out, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runPipe(t, nil, baseEnv(), "--version")
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Split(strings.TrimSpace(line), "\t")
+		switch {
+		case len(f) >= 3 && f[0] == "mod" && !strings.Contains(r.stdout, f[2]):
+			t.Errorf("--version %q does not give the module version %s", r.stdout, f[2])
+		case len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "vcs.revision="):
+			if rev := strings.TrimPrefix(f[1], "vcs.revision="); !strings.Contains(r.stdout, "commit "+rev[:12]) {
+				t.Errorf("--version %q does not name commit %s", r.stdout, rev)
+			}
 		}
 	}
 }
