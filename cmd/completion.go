@@ -6,14 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/askperm/askperm/internal/answers"
-	"github.com/askperm/askperm/prompt"
+	"github.com/askperm/askperm/internal/settings"
 )
 
 // completeDeciding completes the values of the deciding flags
 // (registerDeciding): the canned choices, the frontend list, --tty auto.
 func completeDeciding(c *cobra.Command) {
-	must(c.RegisterFlagCompletionFunc("answer", fixed(choiceNames()...)))
+	must(c.RegisterFlagCompletionFunc("answer", fixed(settings.ChoiceNames()...)))
 	must(c.RegisterFlagCompletionFunc("frontend", completeFrontends))
 	must(c.RegisterFlagCompletionFunc("tty", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		// auto, or a terminal's path.
@@ -23,15 +22,6 @@ func completeDeciding(c *cobra.Command) {
 		must(c.MarkFlagFilename(file, "toml"))
 	}
 	must(c.MarkFlagDirname("state-dir"))
-}
-
-// choiceNames are the choices a canned answer may give.
-func choiceNames() []string {
-	names := make([]string, len(answers.Choices))
-	for i, c := range answers.Choices {
-		names[i] = string(c)
-	}
-	return names
 }
 
 // fixed completes a flag from a fixed list of values.
@@ -45,9 +35,9 @@ func completeFrontends(_ *cobra.Command, _ []string, toComplete string) ([]cobra
 	i := strings.LastIndex(toComplete, ",")
 	listed := strings.Split(toComplete[:max(i, 0)], ",")
 	var out []cobra.Completion
-	for _, f := range prompt.Names {
-		if !slices.Contains(listed, string(f)) {
-			out = append(out, toComplete[:i+1]+string(f))
+	for _, f := range settings.FrontendNames() {
+		if !slices.Contains(listed, f) {
+			out = append(out, toComplete[:i+1]+f)
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace

@@ -2,7 +2,7 @@ package cmd
 
 // The help texts: what askperm is, its exit statuses and its files, and
 // an example for every command. They are also the man pages (docs/man,
-// made by internal/mangen), so each is plain text that reads as Markdown
+// made by TestManPages on go generate), so each is plain text that reads as Markdown
 // too: the tables are indented four spaces.
 
 const rootLong = `askperm stands between an AI agent and a person. Before a risky tool call

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/settings"
 )
 
 // The root help says how to use askperm, what each exit status means and
@@ -123,7 +124,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"__complete", ""}, []string{"ask\t", "digest\t", "hook\t", "completion\t", "version\t"}},
 		{[]string{"__complete", "--"}, []string{"--answer\t", "--frontend\t", "--max-request\t", "--version\t"}},
-		{[]string{"__complete", "--answer", ""}, choiceNames()},
+		{[]string{"__complete", "--answer", ""}, settings.ChoiceNames()},
 		{[]string{"__complete", "--frontend", "tui,"}, []string{"tui,line", "tui,yad", "tui,zenity", "tui,none"}},
 		{[]string{"__complete", "hook", "codex", "--frontend", ""}, []string{"tui", "line", "yad", "zenity", "none"}},
 		{[]string{"__complete", "log", "--decision", ""}, []string{"allow", "deny"}},

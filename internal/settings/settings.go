@@ -261,3 +261,21 @@ func loadConfig(flag string, getenv func(string) string) (string, Config, error)
 	c, err := Load(p, true)
 	return p, c, err
 }
+
+// ChoiceNames are the choices --answer takes, for completion and help.
+func ChoiceNames() []string {
+	names := make([]string, len(answers.Choices))
+	for i, c := range answers.Choices {
+		names[i] = string(c)
+	}
+	return names
+}
+
+// FrontendNames are the frontends --frontend lists, for completion.
+func FrontendNames() []string {
+	names := make([]string, len(prompt.Names))
+	for i, f := range prompt.Names {
+		names[i] = string(f)
+	}
+	return names
+}
