@@ -35,6 +35,32 @@ func lineAnswer(s *ptySession, prompt string, n int, line string) {
 	s.send(line + "\r")
 }
 
+// writeFileHeadline is the question of requests/write-file.json in one
+// line.
+const writeFileHeadline = "write_file (fs-default) wants to write /home/a/p/report.md"
+
+// lineClosing waits for the closing line of write-file.json's prompt
+// saying what, on a line of its own, laid out by askperm (its continuation
+// indented), and checks that nothing but the terminal's echo follows.
+func lineClosing(s *ptySession, what string) {
+	s.t.Helper()
+	want := "\r\naskperm: " + what + ": " + writeFileHeadline + "\r\n"
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		text := strings.ReplaceAll(s.text(), "\r\n    ", " ")
+		if i := strings.Index(text, want); i >= 0 {
+			if rest := text[i+len(want):]; rest != "" {
+				s.t.Errorf("the closing line is not the last: %q follows", rest)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for the closing line %q; transcript:\n%s", want, s.text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // lineDecision waits for askperm to exit with want and returns its decision.
 func lineDecision(t *testing.T, s *ptySession, want int) map[string]any {
 	t.Helper()
@@ -48,19 +74,19 @@ func lineDecision(t *testing.T, s *ptySession, want int) map[string]any {
 func TestLineAllowOnce(t *testing.T) {
 	s := startLine(t, "write-file.json")
 	s.waitFor("Tool: write_file (from engine:1)")
-	lineAnswer(s, "Answer [y/a/d/n/m/?]: ", 1, "y")
+	lineAnswer(s, "Answer [y/a/d/n/m/?] (", 1, "y")
 	d := lineDecision(t, s, 0)
 	if d["decision"] != "allow" || d["persist"] != "once" || d["cause"] != "user" || d["frontend"] != "line" ||
 		!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
 		t.Fatalf("want allow once of both grants by the user on the line prompt; got %v", d)
 	}
-	s.waitFor("Answered: Allow once.")
+	lineClosing(s, "allowed once")
 }
 
 func TestLineDenyOnceWithReason(t *testing.T) {
 	s := startLine(t, "write-file.json")
 	lineAnswer(s, "Answer [", 1, "m")
-	lineAnswer(s, "Denial reason (Enter alone clears it): ", 1, "not today")
+	lineAnswer(s, "Denial reason (Enter alone clears it) (", 1, "not today")
 	s.waitFor("Denial reason: not today")
 	lineAnswer(s, "Answer [", 2, "n")
 	d := lineDecision(t, s, 0)
@@ -77,10 +103,10 @@ func TestLineAllowAlwaysNarrowed(t *testing.T) {
 	start := time.Now()
 	s := startLineOn(t, 200, readFile(t, "requests/write-file.json"))
 	lineAnswer(s, "Answer [", 1, "a")
-	lineAnswer(s, "Grants [1-2]: ", 1, "2")
-	lineAnswer(s, "Scope [1-3]: ", 1, "2")
-	lineAnswer(s, "Workdir [1-2]: ", 1, "2")
-	lineAnswer(s, "Lifetime [1-3]: ", 1, "2")
+	lineAnswer(s, "Grants [1-2] (", 1, "2")
+	lineAnswer(s, "Scope [1-3] (", 1, "2")
+	lineAnswer(s, "Workdir [1-2] (", 1, "2")
+	lineAnswer(s, "Lifetime [1-3] (", 1, "2")
 	s.waitFor(`Rule: allow write_file, with File [path] anything under "/home/a/p/", in any workdir, granting fs.create, fs.write (implied by fs.create), for 15 minutes`)
 	lineAnswer(s, "Save this rule? ", 1, "save")
 	d := lineDecision(t, s, 0)
@@ -102,8 +128,8 @@ func TestLineAllowAlwaysNarrowed(t *testing.T) {
 func TestLineDenyAlways(t *testing.T) {
 	s := startLine(t, "run-command.json")
 	lineAnswer(s, "Answer [", 1, "d")
-	lineAnswer(s, "Scope [1-2]: ", 1, "2")
-	lineAnswer(s, "Lifetime [1-3]: ", 1, "")
+	lineAnswer(s, "Scope [1-2] (", 1, "2")
+	lineAnswer(s, "Lifetime [1-3] (", 1, "")
 	lineAnswer(s, "Save this rule? ", 1, "save")
 	d := lineDecision(t, s, 0)
 	if d["decision"] != "deny" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "line" {
@@ -123,16 +149,16 @@ func TestLineDenyAlways(t *testing.T) {
 func TestLineBackAndForward(t *testing.T) {
 	s := startLine(t, "write-file.json")
 	lineAnswer(s, "Answer [", 1, "m")
-	lineAnswer(s, "Denial reason (Enter alone clears it): ", 1, "why")
+	lineAnswer(s, "Denial reason (Enter alone clears it) (", 1, "why")
 	lineAnswer(s, "Answer [", 2, "a")
-	lineAnswer(s, "Grants [1-2]: ", 1, "")
-	lineAnswer(s, "Scope [1-3]: ", 1, "3")
-	lineAnswer(s, "Workdir [1-2]: ", 1, "b")
+	lineAnswer(s, "Grants [1-2] (", 1, "")
+	lineAnswer(s, "Scope [1-3] (", 1, "3")
+	lineAnswer(s, "Workdir [1-2] (", 1, "b")
 	lineAnswer(s, "Answer [", 3, "d")
 	s.waitForCount("3. [x] any file: any value", 1)
-	lineAnswer(s, "Scope [1-3]: ", 2, "")
-	lineAnswer(s, "Workdir [1-2]: ", 2, "")
-	lineAnswer(s, "Lifetime [1-3]: ", 1, "")
+	lineAnswer(s, "Scope [1-3] (", 2, "")
+	lineAnswer(s, "Workdir [1-2] (", 2, "")
+	lineAnswer(s, "Lifetime [1-3] (", 1, "")
 	lineAnswer(s, "Save this rule? ", 1, "save")
 	d := lineDecision(t, s, 0)
 	if d["decision"] != "deny" || d["persist"] != "always" || d["message"] != "why" {
@@ -157,7 +183,7 @@ func TestLineTimeout(t *testing.T) {
 			s := startLine(t, "write-file.json", append([]string{"--timeout", "2s"}, tc.args...)...)
 			s.waitFor("Answer [")
 			wantDeny(t, lineDecision(t, s, tc.code), "timeout", "line")
-			s.waitFor("askperm: timed out; denied.")
+			lineClosing(s, "denied: timed out")
 		})
 	}
 }
@@ -183,7 +209,7 @@ func TestLineCancelled(t *testing.T) {
 			time.Sleep(lineArmWait)
 			tc.cancel(s)
 			wantDeny(t, lineDecision(t, s, tc.code), "cancelled", "line")
-			s.waitFor("askperm: cancelled; denied.")
+			lineClosing(s, "denied: cancelled")
 		})
 	}
 }
@@ -279,8 +305,9 @@ func startLineOn(t *testing.T, cols uint16, req []byte, args ...string) *ptySess
 // screen row with; each ends in a word askperm never writes.
 var lineFakes = []string{
 	"Tool: rm -rf ~ PWNED",
-	"Answer [y/a/d/n/m/?]: y PWNED",
-	"Answered: Allow once. PWNED",
+	"Answer [y/a/d/n/m/?] (20s left): y PWNED",
+	"askperm: allowed once: PWNED",
+	"Request: rm -rf ~ PWNED",
 	"Key facts: PWNED",
 	"  y  Allow once PWNED",
 	"Server: trusted PWNED",
@@ -371,7 +398,7 @@ func TestLineWrapsAtTerminalWidth(t *testing.T) {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
 			t.Parallel()
 			s := startLineOn(t, uint16(cols), hostileLineRequest(t, cols))
-			lineAnswer(s, "/m/?]: ", 1, "n")
+			lineAnswer(s, "/m/?] (", 1, "n")
 			r := s.wait()
 			wantDeny(t, checkDecision(t, r.stdout), "user", "line")
 			checkPlainStderr(t, r.stderr)
@@ -390,10 +417,10 @@ func TestLineWrapsAtTerminalWidth(t *testing.T) {
 func TestLineRuleWrapped(t *testing.T) {
 	s := startLineOn(t, 80, readFile(t, "requests/write-file.json"))
 	lineAnswer(s, "Answer [", 1, "a")
-	lineAnswer(s, "Grants [1-2]: ", 1, "2")
-	lineAnswer(s, "Scope [1-3]: ", 1, "2")
-	lineAnswer(s, "Workdir [1-2]: ", 1, "2")
-	lineAnswer(s, "Lifetime [1-3]: ", 1, "2")
+	lineAnswer(s, "Grants [1-2] (", 1, "2")
+	lineAnswer(s, "Scope [1-3] (", 1, "2")
+	lineAnswer(s, "Workdir [1-2] (", 1, "2")
+	lineAnswer(s, "Lifetime [1-3] (", 1, "2")
 	s.waitFor("Rule: allow write_file, with File [path] anything under \"/home/a/p/\", in any\r\n    workdir, granting fs.create, fs.write (implied by fs.create), for 15 minutes")
 	lineAnswer(s, "Save this rule? ", 1, "n")
 	wantDeny(t, lineDecision(t, s, 0), "user", "line")
@@ -407,7 +434,7 @@ func TestLineLayoutInTerminal(t *testing.T) {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
 			t.Parallel()
 			p := startTmux(t, cols, 50, hostileLineRequest(t, cols), "line")
-			p.waitForCount("/m/?]:", 1)
+			p.waitForCount("/m/?] (", 1)
 			checkLineRows(t, p.history(), cols)
 			p.answer("n")
 			d, stderr := p.result()
@@ -448,12 +475,12 @@ func TestLineFactsRightAboveQuestion(t *testing.T) {
 		"Grant: fs.create (implies fs.write)",
 	}
 	for n, key := range []string{"x", "n"} {
-		rows := p.waitForCount("Answer [y/a/d/n/m/?]:", 1)
+		rows := p.waitForCount("Answer [y/a/d/n/m/?] (", 1)
 		for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
 			rows = rows[:len(rows)-1]
 		}
 		if len(rows) < len(want)+1 || !reflect.DeepEqual(rows[len(rows)-len(want)-1:len(rows)-1], want) ||
-			!strings.HasPrefix(rows[len(rows)-1], "Answer [y/a/d/n/m/?]:") {
+			!strings.HasPrefix(rows[len(rows)-1], "Answer [y/a/d/n/m/?] (") {
 			t.Fatalf("question %d: the screen does not end with the facts and the question:\n%s", n+1, strings.Join(rows, "\n"))
 		}
 		p.answer(key)
@@ -508,10 +535,10 @@ func TestLineStraddlingLineJudgedWhole(t *testing.T) {
 }
 
 // TestLineTypingForAnotherProgram: whole lines that are no key ("git
-// status", "yes", "y y") never answer; three of them deny once.
+// status", "yes please", "y y") never answer; three of them deny once.
 func TestLineTypingForAnotherProgram(t *testing.T) {
 	s := startLine(t, "write-file.json")
-	for i, line := range []string{"git status", "yes", "y y"} {
+	for i, line := range []string{"git status", "yes please", "y y"} {
 		lineAnswer(s, "Answer [", i+1, line)
 	}
 	s.waitFor("askperm: no valid answer; denying once.")

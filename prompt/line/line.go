@@ -2,7 +2,8 @@
 // sequences, no redraws, so that it works with TERM=dumb and a screen reader reads each
 // line once. It never changes the terminal's modes: the terminal stays in
 // canonical mode (the kernel edits the line), so even SIGKILL leaves
-// nothing to restore.
+// nothing to restore. The one control character it writes but newline is
+// the bell (BEL) when configured, as the prompt opens.
 //
 // Keys never change meaning between questions:
 //
@@ -10,22 +11,26 @@
 //	s  allow for this session   d  deny always…
 //	a  allow always…            m  edit the denial reason
 //	?  show the request again   b  back (rule stage)
+//	v  view the details in full (offered when one was cut)
 //
 // Only the offered choices are listed and accepted, and only a line that is
-// exactly one key: "yes" or "git status" is no answer. Stage "rule" asks
-// numbered questions (Enter alone keeps the marked answer) and saves the
-// rule only when "save" is typed; n there denies once.
+// exactly one key, or the word "yes" for y and "no" for n: "yes please" or
+// "git status" is no answer. Stage "rule" asks numbered questions (Enter
+// alone keeps the marked answer) and saves the rule only when "save" is
+// typed; n (or "no") there denies once.
 //
 // The prompt lays out every line at the terminal's width (line_layout.go),
-// marks each text the agent says of its request as the agent's words, and
-// shows the facts again right above every "Answer" (line_view.go). A line
-// counts only after the person paused for the arming delay
-// (line_input.go).
+// opens with the question in one line (form's Headline), marks each text
+// the agent says of its request as the agent's words, and shows the facts
+// again right above every "Answer" (line_view.go). Every question says how
+// long it has left before the deadline. A line counts only when it arrived
+// once the question was ready: fully written, then the arming delay, with
+// no line discarded within the delay before it (line_input.go). When the
+// prompt ends, one line says how (prompt.ClosingLine).
 package line
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,6 +87,7 @@ func (l Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 		return form.Answer{}, fmt.Errorf("%w: %w", errNarrow(n), prompt.ErrUnavailable)
 	}
 	p := newLinePrompt(term, term, l.o.ArmDelay)
+	p.bell = l.o.Bell
 	p.cols = func() int { return columns(term) }
 	p.flush = func() error { return tty.Flush(term) }
 	p.in.pending = func() bool { return linesWaiting(term) }
@@ -125,8 +131,10 @@ func linesWaiting(tty *os.File) bool {
 type linePrompt struct {
 	in    *lineInput
 	out   io.Writer
-	err   error // the first write or layout error: the terminal is gone
+	err   error // the first write or layout error: the prompt cannot go on
+	gone  bool  // a write failed: the terminal is gone
 	arm   time.Duration
+	bell  bool         // ring the bell as the prompt opens
 	cols  func() int   // the terminal's width now
 	flush func() error // discards typeahead; nil when there is none
 }
@@ -135,67 +143,103 @@ func newLinePrompt(r io.Reader, w io.Writer, arm time.Duration) *linePrompt {
 	return &linePrompt{in: &lineInput{r: r}, out: w, arm: arm, cols: func() int { return defaultColumns }}
 }
 
-// question writes a question and what goes right above it.
-type question func(*page)
+// question writes a question and what goes right above it; left is
+// " (4m52s left)" before the deadline, or "" without one, and goes right
+// before the question's closing ": ".
+type question func(pg *page, left string)
 
-// plain is a question of askperm's words alone.
-func plain(q string) question { return func(pg *page) { pg.own(q) } }
+// plain is a question of askperm's words alone; q lacks the closing ": ".
+func plain(q string) question { return func(pg *page, left string) { pg.own(q + left + ": ") } }
 
-// run walks the form and ends with one line saying how it ended.
+// run walks the form and ends with one line saying how it ended
+// (prompt.ClosingLine), whatever ended it.
 func (p *linePrompt) run(ctx context.Context, f *form.Form) (form.Answer, error) {
+	if p.bell {
+		p.ring()
+	}
 	a, err := form.Walk(ctx, f, p)
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		p.say("\naskperm: timed out; denied.\n")
-		return form.Answer{}, ctx.Err()
-	case ctx.Err() != nil:
-		p.say("\naskperm: cancelled; denied.\n")
-		return form.Answer{}, ctx.Err()
-	case errors.Is(err, prompt.ErrCancelled):
-		p.say("\naskperm: cancelled; denied.\n")
-		return form.Answer{}, err
-	case err != nil:
-		p.say("\naskperm: failed; denied.\n")
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		// The cursor may stand after a question: start a line of its own.
+		p.closing("\n" + prompt.ClosingLine(f, form.Answer{}, err))
 		return form.Answer{}, err
 	}
-	p.say("Answered: " + strings.TrimSuffix(form.ChoiceLabel(a.Choice), "…") + ".\n")
+	p.closing(prompt.ClosingLine(f, a, nil))
 	return a, nil
+}
+
+// ring writes the bell, the one control character but newline the line
+// prompt writes.
+func (p *linePrompt) ring() {
+	if _, err := io.WriteString(p.out, "\a"); err != nil && p.err == nil {
+		p.err, p.gone = err, true
+	}
+}
+
+// closing writes the closing line: also after a layout error, at the
+// terminal's width however narrow (no other line follows it), unless the
+// terminal is gone or too narrow for a hanging indent.
+func (p *linePrompt) closing(s string) {
+	n := p.cols()
+	if p.gone || n <= 2*hangIndent {
+		return
+	}
+	pg := &page{width: n}
+	pg.own(s)
+	if _, err := io.WriteString(p.out, pg.String()); err != nil {
+		p.gone = true
+	}
 }
 
 // AskChoice shows the request and the key legend and reads a key. The
 // facts stand right above every showing of the question, however long the
 // agent's words above them are.
 func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer) error {
-	p.showRequest(f, a)
+	cut := cutDetails(f)
+	p.showRequest(f, a, len(cut) > 0)
 	var keys []string
 	for _, c := range f.Choices() {
 		keys = append(keys, choiceKeys[c])
 	}
-	q := func(pg *page) {
+	more := "m/"
+	if len(cut) > 0 {
+		more += "v/"
+	}
+	q := func(pg *page, left string) {
 		pg.own("\n" + factsHeading + "\n")
 		pg.facts(f)
-		pg.own("Answer [" + strings.Join(keys, "/") + "/m/?]: ")
+		pg.own("Answer [" + strings.Join(keys, "/") + "/" + more + "?]" + left + ": ")
 	}
+	// Each showing of other text first (the reason's question, the
+	// request, the details) asks the question anew: armed anew.
+	ask := p.ask(q)
 	for invalid := 0; ; {
-		line, err := p.readLine(ctx, q)
+		line, err := p.readLine(ctx, ask)
 		if err != nil {
 			return err
 		}
-		line = strings.ToLower(line)
+		line = keyWord(line)
 		if i := slices.Index(keys, line); i >= 0 {
 			a.Choice = f.Choices()[i]
 			return nil
 		}
-		switch line {
-		case "":
+		switch {
+		case line == "":
 			a.Choice = form.DenyOnce
 			return nil
-		case "m":
+		case line == "m":
 			if err := p.editReason(ctx, f, a); err != nil {
 				return err
 			}
-		case "?":
-			p.showRequest(f, a)
+			ask = p.ask(q)
+		case line == "?":
+			p.showRequest(f, a, len(cut) > 0)
+			ask = p.ask(q)
+		case line == "v" && len(cut) > 0:
+			p.showDetails(cut)
+			ask = p.ask(q)
 		default:
 			if invalid++; invalid == maxInvalid {
 				p.say("askperm: no valid answer; denying once.\n")
@@ -207,7 +251,22 @@ func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer
 	}
 }
 
-func (p *linePrompt) showRequest(f *form.Form, a *form.Answer) {
+// keyWord is the key a line stands for: the line itself, lower case, or y
+// for "yes" and n for "no".
+func keyWord(line string) string {
+	switch k := strings.ToLower(line); k {
+	case "yes":
+		return choiceKeys[form.AllowOnce]
+	case "no":
+		return choiceKeys[form.DenyOnce]
+	default:
+		return k
+	}
+}
+
+// showRequest writes the request and the keys; cut says whether a detail
+// was cut, so that v is offered.
+func (p *linePrompt) showRequest(f *form.Form, a *form.Answer, cut bool) {
 	pg := p.page()
 	pg.own("\n")
 	pg.request(f)
@@ -215,7 +274,11 @@ func (p *linePrompt) showRequest(f *form.Form, a *form.Answer) {
 	for _, c := range f.Choices() {
 		pg.own("  " + choiceKeys[c] + "  " + form.ChoiceLabel(c) + "\n")
 	}
-	pg.own("  m  Edit the denial reason\n  ?  Show the request again\nEnter alone: Deny once.\n")
+	pg.own("  m  Edit the denial reason\n")
+	if cut {
+		pg.own("  v  View the details in full\n")
+	}
+	pg.own("  ?  Show the request again\nEnter alone: Deny once. The words yes and no count as y and n.\n")
 	pg.field("Denial reason", form.Line(a.Message))
 	p.write(pg)
 }
@@ -223,7 +286,7 @@ func (p *linePrompt) showRequest(f *form.Form, a *form.Answer) {
 // editReason reads the denial reason; the form's own check keeps it within
 // the protocol's limits.
 func (p *linePrompt) editReason(ctx context.Context, f *form.Form, a *form.Answer) error {
-	line, err := p.readLine(ctx, plain("Denial reason (Enter alone clears it): "))
+	line, err := p.readLine(ctx, p.ask(plain("Denial reason (Enter alone clears it)")))
 	if err != nil {
 		return err
 	}
@@ -257,11 +320,11 @@ func (p *linePrompt) AskRule(ctx context.Context, f *form.Form, a *form.Answer) 
 	}
 	p.write(pg)
 	empty, deny := false, false
-	back, err := p.question(ctx, plain("Save this rule? Type save, n to deny once, or b to go back (Enter alone: back): "), func(line string) string {
+	back, err := p.question(ctx, plain("Save this rule? Type save, n to deny once, or b to go back (Enter alone: back)"), func(line string) string {
 		switch {
 		case line == "":
 			empty = true
-		case strings.EqualFold(line, choiceKeys[form.DenyOnce]):
+		case keyWord(line) == choiceKeys[form.DenyOnce]:
 			deny = true
 		case !strings.EqualFold(line, "save"):
 			return "Type save to save the rule, n to deny once, or b to go back."
@@ -293,7 +356,7 @@ func (p *linePrompt) askQuestion(ctx context.Context, q form.Question, a *form.A
 	}
 	p.write(pg)
 	n := len(q.Options)
-	return p.question(ctx, plain(fmt.Sprintf("%s [1-%d]: ", q.Name, n)), func(line string) string {
+	return p.question(ctx, plain(fmt.Sprintf("%s [1-%d]", q.Name, n)), func(line string) string {
 		if line == "" {
 			return ""
 		}
@@ -315,10 +378,12 @@ func (p *linePrompt) askQuestion(ctx context.Context, q form.Question, a *form.A
 }
 
 // question asks q until accept takes the line (returns no problem), "b"
-// goes back, or maxInvalid problems in a row go back too.
+// goes back, or maxInvalid problems in a row go back too. Asked again
+// after a problem, q stays the same question: it is not armed anew.
 func (p *linePrompt) question(ctx context.Context, q question, accept func(line string) (problem string)) (back bool, err error) {
+	ask := p.ask(q)
 	for invalid := 0; ; {
-		line, err := p.readLine(ctx, q)
+		line, err := p.readLine(ctx, ask)
 		if err != nil {
 			return false, err
 		}
@@ -352,7 +417,9 @@ func (p *linePrompt) page() *page {
 // control character.
 func (p *linePrompt) write(pg *page) {
 	if p.err == nil {
-		_, p.err = io.WriteString(p.out, pg.String())
+		if _, err := io.WriteString(p.out, pg.String()); err != nil {
+			p.err, p.gone = err, true
+		}
 	}
 }
 
@@ -360,5 +427,13 @@ func (p *linePrompt) write(pg *page) {
 func (p *linePrompt) say(s string) {
 	pg := p.page()
 	pg.own(s)
+	p.write(pg)
+}
+
+// showDetails writes the details the request view cut short, whole.
+func (p *linePrompt) showDetails(cut []cutDetail) {
+	pg := p.page()
+	pg.own("\n")
+	pg.details(cut)
 	p.write(pg)
 }

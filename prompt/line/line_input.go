@@ -48,13 +48,27 @@ func (in *lineInput) next() <-chan chunk {
 	return in.res
 }
 
-// readLine shows q and returns the next line typed after the arming delay,
-// trimmed. Each showing flushes typeahead and starts the delay afresh.
-// EOF, a read error or a hang-up is prompt.ErrCancelled, never an answer.
-func (p *linePrompt) readLine(ctx context.Context, q question) (string, error) {
+// asking is one question being asked. Shown again after a line it did
+// not take, it stays the same question: ready it stays ready.
+type asking struct {
+	q question
+	// ready is when a line may count: the question fully written plus the
+	// arming delay, and the delay after the last line discarded (the burst
+	// it belongs to). Zero until the question is first written.
+	ready time.Time
+}
+
+// ask starts asking q: a new question, armed when first written.
+func (p *linePrompt) ask(q question) *asking { return &asking{q: q} }
+
+// readLine shows the question and returns the next line that arrives once
+// it is ready, trimmed. Each showing flushes typeahead; the first starts
+// the arming delay. EOF, a read error or a hang-up is prompt.ErrCancelled,
+// never an answer.
+func (p *linePrompt) readLine(ctx context.Context, a *asking) (string, error) {
 	for {
 		pg := p.page()
-		q(pg)
+		a.q(pg, timeLeft(ctx))
 		p.write(pg)
 		if p.err != nil {
 			return "", fmt.Errorf("terminal: %w: %w", p.err, prompt.ErrCancelled)
@@ -62,26 +76,31 @@ func (p *linePrompt) readLine(ctx context.Context, q question) (string, error) {
 		if err := p.flushInput(); err != nil {
 			return "", err
 		}
-		line, ok, err := p.armedLine(ctx)
+		if a.ready.IsZero() {
+			a.ready = time.Now().Add(p.arm)
+		}
+		line, ok, err := p.armedLine(ctx, a)
 		if ok || err != nil {
 			return line, err
 		}
 	}
 }
 
-// armedLine waits for one line. A line counts only when the person paused
-// for the whole delay before it: each line that arrives sooner is
-// discarded and starts the delay again, and once input has paused for the
-// delay the question is shown again with a notice (!ok). Lines that arrive
-// together (pasted, typed ahead) are discarded too.
+// armedLine waits for one line. A line counts only when it arrived once
+// the question was ready: each line that arrives sooner is discarded and
+// makes the question ready only after a whole pause of the arming delay.
+// The notice that such lines were ignored comes once input has paused for
+// the delay, and the question is then shown again (!ok), ready; or, when a
+// line that counts arrived first, right before it counts. Lines that
+// arrive together (pasted, typed ahead) are discarded too, and belong to a
+// burst that the delay after them must end.
 //
 // In canonical mode the kernel hands over only complete lines, so keys
 // typed before Enter cannot be timed. They are never flushed when the
 // delay ends: a line begun during the delay and ended after it is judged
 // whole, and "git apply" is no key, while a flush would have cut it to "y".
-func (p *linePrompt) armedLine(ctx context.Context) (line string, ok bool, err error) {
-	armed := time.Now().Add(p.arm)
-	timer := time.NewTimer(p.arm)
+func (p *linePrompt) armedLine(ctx context.Context, a *asking) (line string, ok bool, err error) {
+	timer := time.NewTimer(time.Until(a.ready))
 	defer timer.Stop()
 	var buf []byte
 	early := false
@@ -91,7 +110,7 @@ func (p *linePrompt) armedLine(ctx context.Context) (line string, ok bool, err e
 			return "", false, ctx.Err()
 		case <-timer.C:
 			if early {
-				p.say("askperm: ignored what was typed before the question was ready.\n")
+				p.say(earlyNotice)
 				return "", false, nil
 			}
 		case c := <-p.in.next():
@@ -99,9 +118,9 @@ func (p *linePrompt) armedLine(ctx context.Context) (line string, ok bool, err e
 			if c.err != nil {
 				return "", false, fmt.Errorf("reading the terminal: %w: %w", c.err, prompt.ErrCancelled)
 			}
-			if c.at.Before(armed) {
-				early, buf, armed = true, nil, c.at.Add(p.arm)
-				timer.Reset(time.Until(armed))
+			if c.at.Before(a.ready) {
+				early, buf, a.ready = true, nil, c.at.Add(p.arm)
+				timer.Reset(time.Until(a.ready))
 				continue
 			}
 			buf = append(buf, c.data...)
@@ -110,15 +129,51 @@ func (p *linePrompt) armedLine(ctx context.Context) (line string, ok bool, err e
 				continue // the rest of a line ended early by Ctrl-D
 			}
 			if c.more || i != len(buf)-1 {
+				a.ready = c.at.Add(p.arm)
 				if err := p.flushInput(); err != nil {
 					return "", false, err
 				}
 				p.say("askperm: ignored input that arrived all at once (pasted?); type one answer, then Enter.\n")
 				return "", false, nil
 			}
+			if early {
+				p.say(earlyNotice)
+			}
 			return strings.TrimSpace(string(buf[:i])), true, nil
 		}
 	}
+}
+
+// earlyNotice says that lines were discarded because they arrived before
+// the question was ready.
+const earlyNotice = "askperm: ignored what was typed before the question was ready.\n"
+
+// timeLeft is " (4m52s left)" while ctx has a deadline, "" without one:
+// whole seconds rounded up under an hour, whole minutes rounded up from
+// one, so that it never reads 0 before the end.
+func timeLeft(ctx context.Context) string {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ""
+	}
+	return " (" + formatLeft(time.Until(dl)) + " left)"
+}
+
+func formatLeft(d time.Duration) string {
+	secs := int64((max(d, 0) + time.Second - 1) / time.Second)
+	switch {
+	case secs < 60:
+		return fmt.Sprintf("%ds", secs)
+	case secs < 3600 && secs%60 == 0:
+		return fmt.Sprintf("%dm", secs/60)
+	case secs < 3600:
+		return fmt.Sprintf("%dm%02ds", secs/60, secs%60)
+	}
+	mins := (secs + 59) / 60
+	if mins%60 == 0 {
+		return fmt.Sprintf("%dh", mins/60)
+	}
+	return fmt.Sprintf("%dh%02dm", mins/60, mins%60)
 }
 
 func (p *linePrompt) flushInput() error {

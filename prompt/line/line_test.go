@@ -109,12 +109,12 @@ func TestLineAnswers(t *testing.T) {
 		shown   []string // in the transcript, in this order
 	}{
 		{"allow once", false, lineTyped("y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
-			[]string{"Tool: write_file", "  y  Allow once", "  n  Deny once", "Answer [y/a/d/n/m/?]: ", "Answered: Allow once."}},
+			[]string{"Tool: write_file", "  y  Allow once", "  n  Deny once", "Answer [y/a/d/n/m/?]: ", "askperm: allowed once: write_file wants to write /home/a/p/report.md\n"}},
 		{"keys are not case-sensitive", false, lineTyped(" Y "), with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
 		{"allow for this session", true, lineTyped("s"), with(func(a *form.Answer) { a.Choice = form.AllowSession }),
 			[]string{"  s  Allow for this session", "Answer [s/y/a/d/n/m/?]: "}},
 		{"Enter alone denies once", false, lineTyped(""), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
-			[]string{"Enter alone: Deny once.", "Answered: Deny once."}},
+			[]string{"Enter alone: Deny once.", "askperm: denied: write_file wants to write /home/a/p/report.md\n"}},
 		{"deny once with a reason", false, lineTyped("m", "not now", "n"),
 			with(func(a *form.Answer) { a.Choice, a.Message = form.DenyOnce, "not now" }),
 			[]string{"Denial reason (Enter alone clears it): ", "Denial reason: not now\n", "Answer ["}},
@@ -122,10 +122,17 @@ func TestLineAnswers(t *testing.T) {
 			with(func(a *form.Answer) { a.Choice = form.DenyOnce }), []string{"Denial reason cleared."}},
 		{"? shows the request and the reason again", false, lineTyped("m", "no", "?", "n"),
 			with(func(a *form.Answer) { a.Choice, a.Message = form.DenyOnce, "no" }),
-			[]string{"An agent asks", "An agent asks", "Denial reason: no\n"}},
-		{"unknown input asks again", false, lineTyped("yes", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
+			[]string{"Request: write_file wants to write /home/a/p/report.md\n", "Request: write_file wants to write /home/a/p/report.md\n", "Denial reason: no\n"}},
+		{"yes allows once", false, lineTyped(" YES "), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
+			[]string{"The words yes and no count as y and n.", "askperm: allowed once: "}},
+		{"no denies once", false, lineTyped("No"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
+			[]string{"askperm: denied: "}},
+		{"no at save denies once", false, lineTyped("a", "", "", "", "", "no"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }), nil},
+		{"yes at save saves nothing", false, lineTyped("a", "", "", "", "", "yes", "b", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
+			[]string{"Type save to save the rule"}},
+		{"unknown input asks again", false, lineTyped("yess", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }),
 			[]string{"Type one of the keys listed"}},
-		{"three unknown answers deny once", false, lineTyped("x", "yes", "allow", "y"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
+		{"three unknown answers deny once", false, lineTyped("x", "yes please", "allow", "y"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
 			[]string{"Type one of the keys listed", "Type one of the keys listed", "no valid answer; denying once."}},
 		{"a line completed after Ctrl-D", false, &lineTerminal{steps: []lineStep{{text: "y"}, {text: "\n"}}},
 			with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
@@ -139,7 +146,7 @@ func TestLineAnswers(t *testing.T) {
 				`  1. [x] in workdir "/home/a/p"`, "  2. [ ] in any workdir (every configured workdir, including future ones)", "Workdir [1-2]: ",
 				"  1. [x] until removed\n  2. [ ] for 15 minutes\n  3. [ ] for 16 hours\n", "Lifetime [1-3]: ",
 				`Rule: allow write_file, with File [path] anything under "/home/a/p/", with host exactly "h", in any workdir, granting fs.create, for 15 minutes`,
-				"Save this rule? ", "Answered: Allow always."}},
+				"Save this rule? ", "askperm: allowed always: write_file wants to write /home/a/p/report.md\n"}},
 		{"allow always, defaults", false, lineTyped("a", "", "", "", "", "SAVE"), with(func(a *form.Answer) { a.Choice = form.AllowAlways }), nil},
 		{"grants by commas, repeated", false, lineTyped("a", "2,1 2", "", "", "", "save"),
 			with(func(a *form.Answer) { a.Choice, a.Grants = form.AllowAlways, []string{"fs.write", "fs.create"} }), nil},
@@ -152,12 +159,12 @@ func TestLineAnswers(t *testing.T) {
 			}),
 			[]string{"Type numbers from 1 to 2 separated by spaces", "Type numbers from 1 to 2", "Type one number from 1 to 3"}},
 		{"three invalid numbers go back", false, lineTyped("a", "0", "0", "0", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
-			[]string{"no valid answer; back to the choice.", "An agent asks"}},
+			[]string{"no valid answer; back to the choice.", "Request: write_file wants to write /home/a/p/report.md\n"}},
 		{"back keeps the reason and the rule answers", false, lineTyped("m", "why", "a", "", "3", "b", "d", "", "", "", "save"),
 			with(func(a *form.Answer) { a.Choice, a.Message, a.Scopes["path"] = form.DenyAlways, "why", "*" }),
 			[]string{"Scope [1-3]: ", "Workdir [1-2]: ", "Denial reason: why", "  3. [x] any file: any value"}},
 		{"Enter alone at save goes back", false, lineTyped("a", "", "", "", "", "", "n"), with(func(a *form.Answer) { a.Choice = form.DenyOnce }),
-			[]string{"Save this rule? ", "An agent asks"}},
+			[]string{"Save this rule? ", "Request: write_file wants to write /home/a/p/report.md\n"}},
 		{"n at save denies once, keeping the reason", false, lineTyped("m", "no", "a", "", "", "", "", "n"),
 			with(func(a *form.Answer) { a.Choice, a.Message = form.DenyOnce, "no" }), []string{"n to deny once"}},
 		{"b goes back from any rule question", false, lineTyped("a", "b", "y"), with(func(a *form.Answer) { a.Choice = form.AllowOnce }), nil},
@@ -226,7 +233,7 @@ func TestLineCancelled(t *testing.T) {
 			if !errors.Is(err, prompt.ErrCancelled) {
 				t.Fatalf("err = %v, want prompt.ErrCancelled", err)
 			}
-			if !strings.HasSuffix(out, "\naskperm: cancelled; denied.\n") {
+			if !strings.HasSuffix(out, "\naskperm: denied: cancelled: write_file wants to write /home/a/p/report.md\n") {
 				t.Errorf("no final line; transcript:\n%s", out)
 			}
 		})
@@ -258,10 +265,10 @@ func TestLineContextEnds(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(50*time.Millisecond, cancel)
 			return ctx, cancel
-		}, context.Canceled, "askperm: cancelled; denied."},
+		}, context.Canceled, "askperm: denied: cancelled: write_file wants to write /home/a/p/report.md"},
 		{"timed out", func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 50*time.Millisecond)
-		}, context.DeadlineExceeded, "askperm: timed out; denied."},
+		}, context.DeadlineExceeded, "askperm: denied: timed out: write_file wants to write /home/a/p/report.md"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, w := io.Pipe()
@@ -301,7 +308,9 @@ func TestLineTypeaheadNeverDecides(t *testing.T) {
 			"ignored input that arrived all at once"},
 		{"a line before the arming delay", arm, []lineStep{{text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
 			"ignored what was typed before the question was ready"},
-		{"lines before and right after showing again", arm, []lineStep{{text: "y\n"}, {after: arm + arm/2, text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
+		{"a line right after one before the arming delay", arm, []lineStep{{text: "y\n"}, {after: arm / 2, text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
+			"ignored what was typed before the question was ready"},
+		{"a line right after a paste", arm, []lineStep{{after: 2 * arm, text: "n\nn\n"}, {after: arm / 4, text: "y\n"}, {after: 3 * arm, text: "n\n"}}, nil,
 			"ignored what was typed before the question was ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -485,7 +494,7 @@ func TestLineEveryQuestionArmed(t *testing.T) {
 // commands, the keys doubled, spaced or in words, any Unicode. None is
 // exactly one key.
 func nonKeys(rng *rand.Rand, n int) []string {
-	seeds := []string{"git status", "yes", "y y", "yy", "ya", "sy", "y.", "'y'", "y\ty", "ye", "Yes", "git apply", "ls -a", "save", "y\\", "ｙ", "y\u0301", "ok"}
+	seeds := []string{"git status", "yes please", "y y", "yy", "ya", "sy", "y.", "'y'", "y\ty", "ye", "Yes!", "git apply", "ls -a", "save", "y\\", "ｙ", "y\u0301", "ok", "yess", "non"}
 	alphabet := []rune("ysadnm? \tgitstaus-.yY'\"ｙé\u00a0")
 	var out []string
 	for len(out) < n {
@@ -502,7 +511,7 @@ func nonKeys(rng *rand.Rand, n int) []string {
 		default:
 			s = seeds[rng.IntN(len(seeds))] + " " + seeds[rng.IntN(len(seeds))]
 		}
-		if k := strings.ToLower(strings.TrimSpace(s)); len(k) > 1 || !strings.ContainsAny(k, "ysadnm?") {
+		if k := keyWord(strings.TrimSpace(s)); len(k) > 1 || !strings.ContainsAny(k, "ysadnm?v") {
 			out = append(out, s)
 		}
 	}

@@ -1,6 +1,8 @@
 package line
 
 import (
+	"fmt"
+
 	"github.com/askperm/askperm/form"
 )
 
@@ -21,10 +23,15 @@ func (pg *page) facts(f *form.Form) {
 	}
 }
 
-// request writes the whole request: a warning when it hides characters, the
-// facts, the arguments, then the agent's words.
+// headlineLabel opens the request: the question in one line follows it,
+// so that column 0 stays askperm's.
+const headlineLabel = "Request"
+
+// request writes the whole request: the question in one line, a warning
+// when it hides characters, the facts, the arguments, then the agent's
+// words.
 func (pg *page) request(f *form.Form) {
-	pg.own("An agent asks for permission.\n")
+	pg.field(headlineLabel, f.Headline())
 	if f.HasHidden() {
 		pg.own("WARNING: " + form.HiddenWarning + "\n")
 	}
@@ -43,5 +50,34 @@ func (pg *page) request(f *form.Form) {
 		if w := p.Warning(); w != "" {
 			pg.own(w + "\n")
 		}
+	}
+}
+
+// cutDetail is a detail the request view shows cut short, with its whole
+// text.
+type cutDetail struct {
+	form.DetailPreview
+	full string // the raw text, rendered only when shown
+}
+
+// cutDetails returns the details the request view shows cut short
+// (form.PreviewChars); v shows them whole.
+func cutDetails(f *form.Form) []cutDetail {
+	var cut []cutDetail
+	for i, p := range f.Details() {
+		if p.Truncated {
+			cut = append(cut, cutDetail{p, f.Req.Details[i].Text})
+		}
+	}
+	return cut
+}
+
+// details writes the cut details whole, rendered and behind the gutter as
+// the request view writes them, each closed by a line of askperm's.
+func (pg *page) details(cut []cutDetail) {
+	for _, d := range cut {
+		pg.field("Detail"+form.AgentsWords+", in full", fmt.Sprintf("%s (all %d characters)", d.Label, d.Chars))
+		pg.block(form.Block(d.full))
+		pg.own("End of the detail " + d.Label + ".\n")
 	}
 }
