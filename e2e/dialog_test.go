@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,12 +29,16 @@ import (
 //	                first checkbox (Grant 1) when grants are asked (without
 //	                them it starts before the first combo, a Tab or two
 //	                away: yad cannot focus a combo); Tab through the fields,
-//	                then « Back, Save rule, Deny once; space toggles a
-//	                checkbox, Down picks a combo's next item
-//	zenity viewer   Enter is Deny once (OK); Tab reaches Cancel, Deny once,
-//	                then the extra buttons in order
+//	                then « Back, Show rule, Save rule, Deny once; space
+//	                toggles a checkbox, Down picks a combo's next item
+//	zenity viewer   Tab reaches Deny once (Cancel), Deny always… or Read
+//	                again (OK, also Enter), then the extra buttons in order:
+//	                the same Tabs as yad's viewer; Escape is Deny once
+//	zenity rule     Tab reaches Deny once, « Back (OK, also Enter),
+//	                Change…, Save rule
 //	zenity list     Down selects the next row (from the first), Enter
-//	                confirms; Tab Tab Enter is OK with nothing selected
+//	                confirms; Tab Tab Enter is OK with nothing selected;
+//	                Escape is « Rule
 //	entry (both)    type, then Enter
 
 // xDisplay is a private X server for one test.
@@ -295,8 +300,8 @@ func TestDialogAllowOnce(t *testing.T) {
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
 		a := startDialog(t, x, prog, "write-file.json")
 		v := a.waitDialog(prog, nil)
-		// Deny once, Deny always…, Allow always…, Allow once (zenity: after Cancel).
-		v.keys(append(xTabs(map[string]int{"yad": 4, "zenity": 5}[prog]), "Return")...)
+		// Deny once, Deny always…, Allow always…, Allow once.
+		v.keys(append(xTabs(4), "Return")...)
 		d := a.decision()
 		if d["decision"] != "allow" || d["persist"] != "once" || d["cause"] != "user" || d["frontend"] != prog ||
 			!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
@@ -305,11 +310,16 @@ func TestDialogAllowOnce(t *testing.T) {
 	})
 }
 
+// denyOnceKeys press Deny once in a viewer: in zenity's, Return on its
+// Cancel button (named Deny once) presses OK, as Return anywhere in the
+// window does; Escape is Cancel.
+var denyOnceKeys = map[string][]string{"yad": {"Tab", "Return"}, "zenity": {"Escape"}}
+
 func TestDialogDenyWithReason(t *testing.T) {
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
 		a := startDialog(t, x, prog, "write-file.json")
 		v := a.waitDialog(prog, nil)
-		v.keys(append(xTabs(map[string]int{"yad": 1, "zenity": 2}[prog]), "Return")...) // Deny once
+		v.keys(denyOnceKeys[prog]...)
 		r := a.waitDialog(prog, v)
 		r.typeText("not today")
 		r.keys("Return")
@@ -322,8 +332,8 @@ func TestDialogDenyWithReason(t *testing.T) {
 }
 
 // Enter never approves: on the first dialog it does nothing (yad: the
-// text has the focus) or denies (zenity: Deny once is OK), and Ctrl+Enter
-// denies.
+// text has the focus) or is Deny always… (zenity's OK), whose rule viewer
+// it leaves by « Back; Ctrl+Enter (yad) and Escape (zenity) deny once.
 func TestDialogEnterDenies(t *testing.T) {
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
 		a := startDialog(t, x, prog, "write-file.json")
@@ -331,6 +341,15 @@ func TestDialogEnterDenies(t *testing.T) {
 		v.keys("Return")
 		if prog == "yad" {
 			v.keys("ctrl+Return")
+		} else {
+			r := a.waitDialog(prog, v) // the reason for Deny always…
+			r.keys("Return")
+			r = a.waitDialog(prog, r) // the deny rule
+			r.checkArg("--ok-label=« Back")
+			r.keys("Return")
+			v = a.waitDialog(prog, r) // the request again
+			v.checkArg("--cancel-label=Deny once")
+			v.keys("Escape")
 		}
 		a.waitDialog(prog, v).keys("Return") // the reason, left empty
 		d := a.decision()
@@ -351,7 +370,7 @@ func TestDialogAllowAlwaysWithBack(t *testing.T) {
 		a := startDialog(t, x, "yad", "write-file.json")
 		v := a.waitDialog("yad", nil)
 		v.keys("Tab", "Tab", "Tab", "Return") // Allow always…
-		// Fields: Grant 1, Grant 2, Dimension 1, Workdir, Lifetime; then « Back.
+		// Fields: Grant 1, Grant 2, Scope, Workdir, Lifetime; then « Back.
 		r := a.waitDialog("yad", v)
 		// Grant 2 (fs.create) unticked: fs.write stays, as fs.create
 		// implies it and not the other way round.
@@ -359,7 +378,7 @@ func TestDialogAllowAlwaysWithBack(t *testing.T) {
 		v = a.waitDialog("yad", r)
 		v.keys("Tab", "Tab", "Tab", "Return")
 		r = a.waitDialog("yad", v)            // the values chosen before Back are kept
-		r.keys(append(xTabs(6), "Return")...) // Save rule
+		r.keys(append(xTabs(7), "Return")...) // Save rule
 		d := a.decision()
 		if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "yad" ||
 			!reflect.DeepEqual(d["grants"], []any{"fs.write"}) {
@@ -377,13 +396,13 @@ func TestDialogAllowAlwaysWithBack(t *testing.T) {
 		x := startX(t)
 		a := startDialog(t, x, "zenity", "write-file.json")
 		v := a.waitDialog("zenity", nil)
-		v.keys(append(xTabs(4), "Return")...) // Allow always…
+		v.keys(append(xTabs(3), "Return")...) // Allow always…
 		r := a.waitDialog("zenity", v)
-		r.keys(append(xTabs(3), "Return")...) // « Back
+		r.keys(append(xTabs(2), "Return")...) // « Back
 		v = a.waitDialog("zenity", r)
-		v.keys(append(xTabs(4), "Return")...)
+		v.keys(append(xTabs(3), "Return")...)
 		r = a.waitDialog("zenity", v)
-		r.keys(append(xTabs(4), "Return")...) // Change…
+		r.keys(append(xTabs(3), "Return")...) // Change…
 		l := a.waitDialog("zenity", r)
 		l.keys("Tab", "Tab", "Return") // grants: all, as checked
 		l = a.waitDialog("zenity", l)
@@ -393,7 +412,7 @@ func TestDialogAllowAlwaysWithBack(t *testing.T) {
 		l = a.waitDialog("zenity", l)
 		l.keys("Down", "Down", "Return") // lifetime: the third
 		r = a.waitDialog("zenity", l)
-		r.keys(append(xTabs(5), "Return")...) // Save rule
+		r.keys(append(xTabs(4), "Return")...) // Save rule
 		d := a.decision()
 		if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "zenity" ||
 			!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
@@ -419,12 +438,23 @@ func TestDialogKilled(t *testing.T) {
 	})
 }
 
-// Escape dismisses a dialog: cancelled.
+// Escape dismisses yad's dialog: cancelled. zenity's Escape is its Cancel,
+// named Deny once: the reason is asked, and Escape there denies without.
 func TestDialogEscape(t *testing.T) {
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
 		a := startDialog(t, x, prog, "write-file.json")
-		a.waitDialog(prog, nil).keys("Escape")
-		wantDeny(t, a.decision(), "cancelled", prog)
+		v := a.waitDialog(prog, nil)
+		v.keys("Escape")
+		if prog == "yad" {
+			wantDeny(t, a.decision(), "cancelled", prog)
+			return
+		}
+		a.waitDialog(prog, v).keys("Escape")
+		d := a.decision()
+		wantDeny(t, d, "user", prog)
+		if _, ok := d["message"]; ok {
+			t.Fatalf("no reason gave a message: %v", d)
+		}
 	})
 }
 
@@ -476,7 +506,7 @@ const testArmDelay = 3 * time.Second
 func TestDialogArmingDelay(t *testing.T) {
 	armed := `arm_delay = "3s"` + "\n"
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
-		allowOnce := append(xTabs(map[string]int{"yad": 4, "zenity": 5}[prog]), "Return")
+		allowOnce := append(xTabs(4), "Return")
 		a := startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
 		v := a.waitDialog(prog, nil)
 		v.keys(allowOnce...) // too soon
@@ -487,8 +517,8 @@ func TestDialogArmingDelay(t *testing.T) {
 			t.Fatalf("want allow once by the user; got %v", d)
 		}
 
-		allowAlways := append(xTabs(map[string]int{"yad": 3, "zenity": 4}[prog]), "Return")
-		save := append(xTabs(map[string]int{"yad": 6, "zenity": 5}[prog]), "Return")
+		allowAlways := append(xTabs(3), "Return")
+		save := append(xTabs(map[string]int{"yad": 7, "zenity": 4}[prog]), "Return")
 		a = startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
 		v = a.waitDialog(prog, nil)
 		time.Sleep(testArmDelay)
@@ -504,7 +534,7 @@ func TestDialogArmingDelay(t *testing.T) {
 
 		a = startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
 		v = a.waitDialog(prog, nil)
-		v.keys(append(xTabs(map[string]int{"yad": 1, "zenity": 2}[prog]), "Return")...) // Deny once
+		v.keys(denyOnceKeys[prog]...)
 		a.waitDialog(prog, v).keys("Return")
 		wantDeny(t, a.decision(), "user", prog)
 	})
@@ -553,6 +583,27 @@ func hugeRequest(t *testing.T) []byte {
 	return b
 }
 
+// cmdline is the command line of the dialog on screen, one argument each.
+func (d *xWindow) cmdline() []string {
+	d.x.t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", d.pid))
+	if err != nil {
+		d.x.t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}
+
+// checkArg fails unless the dialog on screen was given each of args.
+func (d *xWindow) checkArg(args ...string) {
+	d.x.t.Helper()
+	have := d.cmdline()
+	for _, a := range args {
+		if !slices.Contains(have, a) {
+			d.x.t.Fatalf("dialog %d lacks %q: %q", d.pid, a, have)
+		}
+	}
+}
+
 // checkCmdline fails if the command line of the dialog on screen (what ps
 // shows every local user) holds request text, marked "ZQ".
 func (d *xWindow) checkCmdline() {
@@ -582,12 +633,13 @@ func TestDialogCmdlineHoldsNoRequestText(t *testing.T) {
 			// deny rule form (no checkbox: the focus starts before its first combo).
 			"yad": {tabs(3), tabs(5), tabs(2), {"Return"}, {"Escape"}},
 			// viewer: Deny always…; reason; rule viewer: « Back; viewer: Allow always…;
-			// rule viewer: Change…; grants, scope, workdir, lifetime lists; rule viewer.
-			"zenity": {tabs(3), {"Return"}, tabs(3), tabs(4), tabs(4), tabs(2), tabs(2), tabs(2), tabs(2), {"Escape"}},
+			// rule viewer: Change…; grants, scope, workdir, lifetime lists; rule
+			// viewer: Deny once; reason: none.
+			"zenity": {tabs(2), {"Return"}, tabs(2), tabs(3), tabs(3), tabs(2), tabs(2), tabs(2), tabs(2), {"Escape"}, {"Escape"}},
 		}},
 		{"huge", hugeRequest, map[string][][]string{
 			"yad":    {tabs(3), {"Escape"}},
-			"zenity": {tabs(4), tabs(4), tabs(2), tabs(2), {"Escape"}},
+			"zenity": {tabs(3), tabs(3), tabs(2), tabs(2), {"Escape"}, {"Escape"}},
 		}},
 	}
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
@@ -600,7 +652,7 @@ func TestDialogCmdlineHoldsNoRequestText(t *testing.T) {
 				d.checkCmdline()
 				d.keys(keys...)
 			}
-			wantDeny(t, a.decision(), "cancelled", prog)
+			wantDeny(t, a.decision(), map[string]string{"yad": "cancelled", "zenity": "user"}[prog], prog)
 		}
 	})
 }
@@ -615,7 +667,7 @@ func TestDialogWithoutLocale(t *testing.T) {
 		if err != nil || !bytes.Contains(env, []byte("LC_ALL=C.UTF-8\x00")) {
 			t.Errorf("the dialog's environment %q (%v) names no UTF-8 locale", env, err)
 		}
-		v.keys(append(xTabs(map[string]int{"yad": 4, "zenity": 5}[prog]), "Return")...) // Allow once
+		v.keys(append(xTabs(4), "Return")...) // Allow once
 		if d := a.decision(); d["decision"] != "allow" || d["cause"] != "user" || d["frontend"] != prog {
 			t.Fatalf("want allow once by the user through %s; got %v", prog, d)
 		}

@@ -24,11 +24,11 @@ func TestHookDialog(t *testing.T) {
 func testHookDialog(t *testing.T, prog string, x *xDisplay, agent string, payload []byte) {
 	a := startAskperm(t, x, payload, dialogEnv(x, t.TempDir()), "hook", agent, "--frontend", prog, "--timeout", "60s")
 	v := a.waitDialog(prog, nil)
-	// Deny once is the dialog's default answer.
+	// Deny once: yad's default answer, zenity's Cancel.
 	if prog == "yad" {
 		v.keys("ctrl+Return")
 	} else {
-		v.keys("Return")
+		v.keys("Escape")
 	}
 	a.waitDialog(prog, v).keys("Return") // the reason, left empty
 	want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"askperm: denied (user)"}}}`

@@ -41,6 +41,12 @@
 //     right after; the window was mapped within 50 ms of that (measured),
 //     and dialogAppear (100 ms) is added to cover it. An answer from a
 //     dialog that never read all of its input came too soon.
+//   - The deadline is shown: every dialog gets --timeout, the time left
+//     when it opens rounded up (yad also --timeout-indicator), and the
+//     viewers, zenity's lists and reason entry state it in askperm's words
+//     ("Answer by 14:02:31 (4 min 52 s left)"), right below the request's
+//     question, which is always the first line of a viewer and of a rule.
+//   - Dialogs run in "/": zenity 3.44 loads ./zenity.ui before its own.
 //   - Under a locale that is not UTF-8 (LANG=C, or none) both programs
 //     refuse non-ASCII argv ("…", "«") and exit at once; a dialog runs
 //     with LC_ALL=C.UTF-8 then (dialogEnvironment).
@@ -61,11 +67,15 @@
 //	yad      askperm's button ids          that button
 //	yad      1                             prompt.ErrCancelled: no Cancel button is offered, so the window went away
 //	yad      252                           prompt.ErrCancelled: Escape, or the window closed
-//	yad      70                            error: its own --timeout, which askperm never sets
-//	zenity   0                             OK (named Deny once in the viewers): its answer on stdout
+//	yad      70                            its own --timeout, set to askperm's deadline: once askperm's ctx
+//	                                       ended (waited for, at most dialogLate), ctx's error; else error
+//	zenity   0                             OK (Deny always… or Read again in the choice viewer, « Back in
+//	                                       the rule viewer, the deny in the reason entry, OK in a list)
 //	zenity   1 and one of our labels       that extra button
-//	zenity   1 and nothing on stdout       prompt.ErrCancelled: Cancel, Escape, or the window closed
-//	zenity   5                             error: its own --timeout, which askperm never sets
+//	zenity   1 and nothing on stdout       Cancel, Escape, or the window closed: Deny once in the viewers
+//	                                       (Cancel is named Deny once), no reason in the reason entry,
+//	                                       back to the rule viewer from a Change… list
+//	zenity   5                             its own --timeout, as yad's 70
 //	zenity   255                           error: zenity failed (e.g. an unknown option)
 //	any      anything else                 error
 //
@@ -119,6 +129,11 @@ const (
 	// taken to show its window: within 50 ms under Xvfb (measured).
 	dialogAppear = 100 * time.Millisecond
 )
+
+// dialogLate is how long after a dialog's own timeout askperm waits for
+// its own deadline, which the dialog's timeout (rounded up to a second)
+// never precedes by more than clock skew.
+const dialogLate = 2 * time.Second
 
 // dialogReasonText asks for the optional denial reason.
 const dialogReasonText = "Why do you deny this? Optional: the agent sees your reason."
@@ -260,17 +275,19 @@ func (d *dialog) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 type dialogStager interface {
 	// view shows the request with a button per choice, deny once first
 	// and the default, and returns the choice made and how the dialog
-	// ended.
+	// ended; no choice ("") means show the request again.
 	view(ctx context.Context, text string, choices []form.Choice) (form.Choice, dialogExit, error)
 	// reason asks the optional reason for the deny choice c, starting from
 	// the reason given before.
 	reason(ctx context.Context, c form.Choice, before string) (string, error)
 	// AskRule is form.Stager's. Deny once in a rule dialog (also yad's
-	// Ctrl+Enter, zenity's Enter) sets a.Choice to form.DenyOnce.
+	// Ctrl+Enter, zenity's Escape) sets a.Choice to form.DenyOnce;
+	// dialogStages then asks the reason.
 	AskRule(ctx context.Context, f *form.Form, a *form.Answer) (back bool, err error)
 }
 
-// dialogStages walks stage "choice" the same way for both programs.
+// dialogStages walks stage "choice" the same way for both programs, and
+// asks the denial reason after Deny once in stage "rule".
 type dialogStages struct {
 	dialogStager
 	w *walk
@@ -283,13 +300,16 @@ func (s dialogStages) AskChoice(ctx context.Context, f *form.Form, a *form.Answe
 	slices.Reverse(choices) // deny once first, as the default; allows last
 	note := ""
 	for {
-		c, e, err := s.view(ctx, dialogWrap(note+f.Message(form.StageChoice, *a)), choices)
-		if err != nil {
+		text := dialogCompose(f.Message(form.StageChoice, *a), deadlineLine(ctx, time.Now()), note)
+		c, e, err := s.view(ctx, dialogWrap(text), choices)
+		switch {
+		case err != nil:
 			return err
-		}
-		if c.IsAllow() {
+		case c == "":
+			note = ""
+			continue
+		case c.IsAllow():
 			if note = s.w.tooSoon(e, form.ChoiceLabel(c)); note != "" {
-				note += "\n\n"
 				continue
 			}
 		}
@@ -299,6 +319,24 @@ func (s dialogStages) AskChoice(ctx context.Context, f *form.Form, a *form.Answe
 		}
 		return err
 	}
+}
+
+// AskRule asks stage "rule"; Deny once there asks the denial reason, as
+// Deny once in stage "choice" does, starting from any reason given for
+// Deny always….
+func (s dialogStages) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
+	back, err := s.dialogStager.AskRule(ctx, f, a)
+	if err != nil || back || a.Choice != form.DenyOnce {
+		return back, err
+	}
+	a.Message, err = s.reason(ctx, form.DenyOnce, a.Message)
+	return false, err
+}
+
+// dialogRuleText is the text of a rule dialog: the request's question,
+// the deadline, the note, then the rule and what follows (more).
+func dialogRuleText(ctx context.Context, f *form.Form, a form.Answer, note, more string) string {
+	return dialogCompose(f.Headline()+"\n"+f.Message(form.StageRule, a)+more, deadlineLine(ctx, time.Now()), note)
 }
 
 // dialogSameRule reports whether a and b save the same rule.
@@ -394,6 +432,10 @@ type input struct {
 func (d *walk) run(ctx context.Context, in input, args ...string) (dialogExit, error) {
 	cmd := exec.CommandContext(ctx, d.path, args...)
 	cmd.Env = d.env
+	// Not askperm's working directory, which may be the agent's: zenity
+	// 3.44 loads its whole user interface from ./zenity.ui when there is
+	// one, before /usr/share/zenity/zenity.ui.
+	cmd.Dir = "/"
 	stdout, stderr := dialogCapped{max: dialogMaxOutput + 2*len(in.text)}, dialogCapped{max: dialogMaxOutput}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Its own process group, so that nothing it starts outlives it; killed
@@ -452,6 +494,9 @@ func (d *walk) run(ctx context.Context, in input, args ...string) (dialogExit, e
 		}
 		return e, fmt.Errorf("%s: %s: %w", d.name, lastLine(e.stderr), prompt.ErrUnavailable)
 	}
+	if _, ok := ctx.Deadline(); ok && e.code == dialogTimeoutExit[d.name] {
+		return e, d.timedOut(ctx)
+	}
 	if in.text != "" && e.read.IsZero() && !d.shown {
 		return e, d.notStarted(fmt.Errorf("%s exited with status %d before reading its input: %s", d.name, e.code, lastLine(e.stderr)))
 	}
@@ -460,6 +505,85 @@ func (d *walk) run(ctx context.Context, in input, args ...string) (dialogExit, e
 		return e, fmt.Errorf("%s printed more than %d bytes", d.name, stdout.max)
 	}
 	return e, nil
+}
+
+// dialogTimeoutExit is each program's exit status for its own --timeout.
+var dialogTimeoutExit = map[decision.Frontend]int{decision.FrontendYad: 70, decision.FrontendZenity: 5}
+
+// timedOut is the error of a dialog that ended by its own --timeout, set to
+// askperm's deadline rounded up: ctx's error once ctx ends, as it should
+// at once; if it does not within dialogLate, an error of its own. Either
+// is a deny.
+func (d *walk) timedOut(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(dialogLate):
+		return fmt.Errorf("%s timed out before askperm's deadline", d.name)
+	}
+}
+
+// dialogSeconds is the --timeout of a dialog shown with left before
+// askperm's deadline: left rounded up to whole seconds, so that the dialog
+// never gives up before askperm does.
+func dialogSeconds(left time.Duration) int {
+	return max(1, int((left+time.Second-1)/time.Second))
+}
+
+// timeoutArgs are the options that make a dialog end at ctx's deadline
+// by itself, showing it: --timeout, and for yad its indicator. None when
+// ctx has no deadline.
+func (d *walk) timeoutArgs(ctx context.Context) []string {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return nil
+	}
+	args := []string{fmt.Sprintf("--timeout=%d", dialogSeconds(time.Until(dl)))}
+	if d.name == decision.FrontendYad {
+		args = append(args, "--timeout-indicator=bottom")
+	}
+	return args
+}
+
+// deadlineLine states ctx's deadline in askperm's words, "" when ctx has
+// none: `Answer by 14:02:31 (4 min 52 s left); unanswered, this request
+// is denied.`
+func deadlineLine(ctx context.Context, now time.Time) string {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("Answer by %s (%s left); unanswered, this request is denied.", dl.Format("15:04:05"), dialogLeft(dl.Sub(now)))
+}
+
+// dialogLeft words a time left: "1 h 3 min", "4 min 52 s", "9 s".
+func dialogLeft(left time.Duration) string {
+	s := dialogSeconds(left)
+	switch {
+	case s >= 3600:
+		return fmt.Sprintf("%d h %d min", s/3600, s%3600/60)
+	case s >= 60:
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	}
+	return fmt.Sprintf("%d s", s)
+}
+
+// dialogCompose is the text of a viewer or of yad's rule field: msg's
+// first line (the request's question, form.Headline) stays first, then
+// the deadline line and the note, each of askperm's own, then the rest
+// of msg.
+func dialogCompose(msg, deadline, note string) string {
+	head, rest, _ := strings.Cut(msg, "\n")
+	var b strings.Builder
+	b.WriteString(head + "\n")
+	if deadline != "" {
+		b.WriteString(deadline + "\n")
+	}
+	if note != "" {
+		b.WriteString("\n" + note + "\n\n")
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // notStarted is the error of a dialog that showed no window: while no

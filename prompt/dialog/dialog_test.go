@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ D='%[1]s'
 n=$(( $(cat "$D/count" 2>/dev/null || echo 0) + 1 ))
 echo $n > "$D/count"
 printf '%%s\0' "$@" > "$D/argv.$n"
+pwd > "$D/cwd.$n"
 cat /proc/$$/environ > "$D/env.$n"
 [ -f "$D/before.$n" ] && . "$D/before.$n"
 if [ -e /dev/fd/3 ]; then cat /dev/fd/3 > "$D/doc.$n"; fi
@@ -376,12 +378,12 @@ func TestDialogViewExits(t *testing.T) {
 		{"yad", "exit 20", want{err: errOther}}, // a rule-form id, not a choice
 		{"yad", stepNoDisplay, want{err: prompt.ErrUnavailable}},
 		{"yad", stepCancelledBySignal, want{err: prompt.ErrCancelled}},
-		{"zenity", "exit 0", want{choice: form.DenyOnce}},
+		{"zenity", "exit 0", want{choice: form.DenyAlways}}, // OK
+		{"zenity", "exit 1", want{choice: form.DenyOnce}},   // Cancel, named Deny once
 		{"zenity", zenityPrints("Allow once"), want{choice: form.AllowOnce}},
 		{"zenity", zenityPrints("Allow for this session"), want{choice: form.AllowSession}},
 		{"zenity", zenityPrints("Allow always…"), want{choice: form.AllowAlways}},
-		{"zenity", zenityPrints("Deny always…"), want{choice: form.DenyAlways}},
-		{"zenity", "exit 1", want{err: prompt.ErrCancelled}},
+		{"zenity", zenityPrints("Deny always…"), want{err: errOther}}, // OK, not an extra button
 		{"zenity", zenityPrints("Allow everything"), want{err: errOther}},
 		{"zenity", zenityPrints("Save rule"), want{err: errOther}},
 		{"zenity", "printf 'Allow once'; exit 1", want{err: errOther}},
@@ -450,7 +452,7 @@ func TestDialogZenityChoiceArgs(t *testing.T) {
 		t.Fatalf("Ask = %v, %v", a.Choice, err)
 	}
 	args := fd.argv(1)
-	if args[0] != "--text-info" || !slices.Contains(args, "--no-markup") || !slices.Contains(args, "--ok-label=Deny once") {
+	if args[0] != "--text-info" || !slices.Contains(args, "--no-markup") || !slices.Contains(args, "--cancel-label=Deny once") || !slices.Contains(args, "--ok-label=Deny always…") {
 		t.Errorf("args %q", args)
 	}
 	var extras []string
@@ -459,7 +461,7 @@ func TestDialogZenityChoiceArgs(t *testing.T) {
 			extras = append(extras, b)
 		}
 	}
-	want := []string{"Deny always…", "Allow always…", "Allow once", "Allow for this session"}
+	want := []string{"Allow always…", "Allow once", "Allow for this session"}
 	if !slices.Equal(extras, want) {
 		t.Errorf("extra buttons %q, want %q", extras, want)
 	}
@@ -494,15 +496,22 @@ func TestDialogWalks(t *testing.T) {
 					t.Errorf("reason args %q", args)
 				}
 			}},
-		{name: "Enter in the reason", prog: "zenity", steps: []string{"exit 0", "printf '\\n'; exit 0"},
+		{name: "Enter in the reason", prog: "zenity", steps: []string{"exit 1", "printf '\\n'; exit 0"},
+			want: form.Answer{Choice: form.DenyOnce},
+			check: func(t *testing.T, fd *dialogFake) {
+				if args := fd.argv(2); !slices.Contains(args, "--ok-label=Deny once") || !slices.Contains(args, "--cancel-label=No reason") {
+					t.Errorf("reason args %q", args)
+				}
+			}},
+		{name: "no reason", prog: "zenity", steps: []string{"exit 1", "exit 1"},
 			want: form.Answer{Choice: form.DenyOnce}},
-		{name: "reason dismissed", prog: "zenity", steps: []string{"exit 0", "exit 1"}},
 		{name: "reason escaped", prog: "yad", steps: []string{"exit 0", "exit 252"}},
 		{name: "allow always, defaults", prog: "yad", steps: []string{"exit 14", yadForm(22, defaults...)},
 			want: wantDefault,
 			check: func(t *testing.T, fd *dialogFake) {
 				args := fd.argv(2)
-				fields := []string{"--field=Rule:TXT", "--field=Grant 1:CHK", "--field=Grant 2:CHK", "--field=Scope:CB", "--field=Workdir:CB", "--field=Lifetime:CB"}
+				fields := []string{"--field=Rule:TXT", "--field=Give grant 1 (Grants):CHK", "--field=Give grant 2 (Grants):CHK",
+					"--field=Scope: what the rule covers:CB", "--field=Workdir: where the rule holds:CB", "--field=Lifetime: how long the rule holds:CB"}
 				if got := args[len(args)-len(fields):]; !slices.Equal(got, fields) {
 					t.Errorf("rule form fields:\n got %q\nwant %q", got, fields)
 				}
@@ -519,7 +528,7 @@ func TestDialogWalks(t *testing.T) {
 					!strings.Contains(text, "Scope: Which File [path] the rule covers") {
 					t.Errorf("the rule field showed:\n%s", text)
 				}
-				for _, b := range []string{"--button=« Back:20", "--button=Save rule:22", "--button=Deny once:0", "--num-output", "--separator=" + sep, "--item-separator=" + sep, "--cycle-read", "--focus-field=2"} {
+				for _, b := range []string{"--button=« Back:20", "--button=Show rule:24", "--button=Save rule:22", "--button=Deny once:0", "--num-output", "--separator=" + sep, "--item-separator=" + sep, "--cycle-read", "--focus-field=2"} {
 					if !slices.Contains(args, b) {
 						t.Errorf("rule form lacks %q: %q", b, args)
 					}
@@ -529,7 +538,7 @@ func TestDialogWalks(t *testing.T) {
 			steps: []string{"exit 14", yadForm(22, changed...), yadForm(22, changed...)},
 			want:  wantChanged,
 			check: func(t *testing.T, fd *dialogFake) {
-				if text := fd.yadRuleShown(3); !strings.HasPrefix(text, "The rule changed") || !strings.Contains(text, "for 16 hours") {
+				if text := fd.yadRuleShown(3); !strings.Contains(text, "Not saved: the rule changed") || !strings.Contains(text, "for 16 hours") {
 					t.Errorf("the form shown again does not state the changed rule:\n%s", text)
 				}
 				if values := fd.stdin(3); !slices.Contains(values, "FALSE") || !slices.Contains(values, "1. until removed"+sep+"2. for 15 minutes"+sep+"^3. for 16 hours") {
@@ -542,17 +551,33 @@ func TestDialogWalks(t *testing.T) {
 		{name: "back then allow once", prog: "yad",
 			steps: []string{"exit 16", "printf 'never\\n'; exit 0", yadForm(20, "1", "1", "1"), "exit 10"},
 			want:  form.Answer{Choice: form.AllowOnce, Message: "never", Scopes: map[string]string{"path": "/home/a/p/report.md"}, WorkdirScope: decision.WorkdirSelected, Lifetime: decision.LifetimeIndefinite, Grants: []string{"fs.write", "fs.create"}}},
-		{name: "no grant is not saved", prog: "yad",
-			steps: []string{"exit 14", yadForm(22, noGrants...), yadForm(22, noGrants...), "exit 0"},
-			want:  form.Answer{Choice: form.DenyOnce},
+		{name: "no grant says why at the first save", prog: "yad",
+			steps: []string{"exit 14", yadForm(22, noGrants...), yadForm(22, defaults...), yadForm(22, defaults...)},
+			want:  wantDefault,
 			check: func(t *testing.T, fd *dialogFake) {
-				if text := fd.yadRuleShown(4); !strings.Contains(text, "Not saved: grants: choose at least one") {
+				if text := fd.yadRuleShown(3); !strings.Contains(text, "Not saved: grants: choose at least one") {
 					t.Errorf("the form shown again does not say why:\n%s", text)
 				}
+				if !slices.Contains(fd.stdin(3), "FALSE") {
+					t.Errorf("the form shown again lost the person's choices: %q", fd.stdin(3))
+				}
 			}},
-		{name: "deny once in the rule form keeps the reason", prog: "yad",
-			steps: []string{"exit 16", "printf 'never\\n'; exit 0", "exit 0"},
-			want:  form.Answer{Choice: form.DenyOnce, Message: "never"}},
+		{name: "show rule states the fields' rule and saves nothing", prog: "yad",
+			steps: []string{"exit 14", yadForm(24, changed...), yadForm(22, changed...)},
+			want:  wantChanged,
+			check: func(t *testing.T, fd *dialogFake) {
+				if text := fd.yadRuleShown(3); strings.Contains(text, "Not saved") || !strings.Contains(text, "for 16 hours") {
+					t.Errorf("Show rule does not state the new rule:\n%s", text)
+				}
+			}},
+		{name: "deny once in the rule form asks the reason, kept", prog: "yad",
+			steps: []string{"exit 16", "printf 'never\\n'; exit 0", "exit 0", "printf 'never again\\n'; exit 0"},
+			want:  form.Answer{Choice: form.DenyOnce, Message: "never again"},
+			check: func(t *testing.T, fd *dialogFake) {
+				if args := fd.argv(4); args[0] != "--entry" || !slices.Contains(args, "--entry-text=never") || !slices.Contains(args, "--button=Deny once:0") {
+					t.Errorf("reason args %q", args)
+				}
+			}},
 		{name: "rule form escaped", prog: "yad", steps: []string{"exit 14", "exit 252"}},
 		{name: "rule form garbage", prog: "yad", steps: []string{"exit 14", yadForm(22, "TRUE", "TRUE", "9", "1", "1")}},
 		{name: "rule form short", prog: "yad", steps: []string{"exit 14", yadForm(22, "TRUE", "1")}},
@@ -578,7 +603,9 @@ func TestDialogWalks(t *testing.T) {
 				if rows := fd.stdin(3); !slices.Equal(rows, want) || !strings.HasPrefix(rows[2], "1. fs.write — write files in the workdir") {
 					t.Errorf("grants list rows %q, want %q", rows, want)
 				}
-				if dim := fd.argv(4); !slices.Contains(dim, "--column=Scope") || !slices.Contains(dim, "--text=Scope: choose what the rule covers. Choosing nothing keeps the current choice.") {
+				if dim := fd.argv(4); !slices.Contains(dim, "--column=Scope") || !slices.ContainsFunc(dim, func(a string) bool {
+					return strings.HasPrefix(a, "--text=Scope: choose what the rule covers. Choosing nothing keeps the current choice.\nAnswer by ")
+				}) {
 					t.Errorf("dimension list %q", dim)
 				}
 				if want := []string{"1", "✓", `1. this file: exactly "/home/a/p/report.md"`, "2", "", "2. files under /home/a/p/: anything under \"/home/a/p/\""}; !slices.Equal(fd.stdin(4)[:6], want) {
@@ -594,20 +621,40 @@ func TestDialogWalks(t *testing.T) {
 		{name: "nothing chosen keeps", prog: "zenity",
 			steps: []string{zenityPrints("Allow always…"), zenityPrints("Change…"), "printf '1|2\\n'", "exit 0", "printf '\\n'", "exit 0", zenityPrints("Save rule")},
 			want:  wantDefault},
-		{name: "back", prog: "zenity",
-			steps: []string{zenityPrints("Allow always…"), zenityPrints("« Back"), "exit 0", "printf 'no\\n'"},
+		{name: "back (Enter)", prog: "zenity",
+			steps: []string{zenityPrints("Allow always…"), "exit 0", "exit 1", "printf 'no\\n'"},
 			want:  form.Answer{Choice: form.DenyOnce, Message: "no"}},
-		{name: "deny once in the rule viewer", prog: "zenity",
-			steps: []string{zenityPrints("Allow always…"), "exit 0"},
-			want:  form.Answer{Choice: form.DenyOnce}},
+		{name: "deny once in the rule viewer asks the reason", prog: "zenity",
+			steps: []string{zenityPrints("Allow always…"), "exit 1", "printf 'no\\n'"},
+			want:  form.Answer{Choice: form.DenyOnce, Message: "no"},
+			check: func(t *testing.T, fd *dialogFake) {
+				if args := fd.argv(2); !slices.Contains(args, "--cancel-label=Deny once") || !slices.Contains(args, "--ok-label=« Back") || slices.Contains(args, "--extra-button=Deny once") {
+					t.Errorf("rule viewer args %q", args)
+				}
+				if args := fd.argv(3); args[0] != "--entry" || !slices.Contains(args, "--ok-label=Deny once") {
+					t.Errorf("reason args %q", args)
+				}
+			}},
+		{name: "cancel in a change list returns to the rule", prog: "zenity",
+			steps: []string{zenityPrints("Allow always…"), zenityPrints("Change…"), "printf '2\\n'", "exit 1", zenityPrints("Save rule")},
+			want:  wantDefault,
+			check: func(t *testing.T, fd *dialogFake) {
+				if args := fd.argv(4); !slices.Contains(args, "--cancel-label=« Rule") {
+					t.Errorf("list args %q", args)
+				}
+				if doc, _ := fd.doc(5); !strings.Contains(dialogUnwrap(doc), "granting fs.write, fs.create") {
+					t.Errorf("the rule shown again is not the rule before Change…:\n%s", doc)
+				}
+			}},
 		{name: "no grant is not saved", prog: "zenity",
-			steps: []string{zenityPrints("Allow always…"), zenityPrints("Change…"), "printf '\\n'", "exit 0", "exit 0", "exit 0", zenityPrints("Save rule"), "exit 1"},
+			steps: []string{zenityPrints("Allow always…"), zenityPrints("Change…"), "printf '\\n'", "exit 0", "exit 0", "exit 0", zenityPrints("Save rule"), "exit 1", "exit 1"},
+			want:  form.Answer{Choice: form.DenyOnce},
 			check: func(t *testing.T, fd *dialogFake) {
 				if doc, _ := fd.doc(8); !strings.Contains(dialogUnwrap(doc), "Not saved: grants: choose at least one") {
 					t.Errorf("the rule viewer shown again does not say why:\n%s", doc)
 				}
 			}},
-		{name: "list escaped", prog: "zenity", steps: []string{zenityPrints("Allow always…"), zenityPrints("Change…"), "exit 1"}},
+		{name: "list failed", prog: "zenity", steps: []string{zenityPrints("Allow always…"), zenityPrints("Change…"), "exit 255"}},
 		{name: "list garbage", prog: "zenity", steps: []string{zenityPrints("Allow always…"), zenityPrints("Change…"), "printf '1|7\\n'"}},
 	} {
 		t.Run(tc.prog+"/"+tc.name, func(t *testing.T) {
@@ -732,9 +779,9 @@ func TestDialogArming(t *testing.T) {
 			steps: []string{dialogSlow(zenityPrints("Allow always…")), zenityPrints("Save rule"), dialogSlow(zenityPrints("Save rule"))},
 			want:  form.AllowAlways, noted: 3, allow: "Save rule"},
 		{name: "deny once", prog: "yad", steps: []string{"exit 0", "printf '\\n'"}, want: form.DenyOnce},
-		{name: "deny once", prog: "zenity", steps: []string{"exit 0", "printf '\\n'"}, want: form.DenyOnce},
+		{name: "deny once", prog: "zenity", steps: []string{"exit 1", "printf '\\n'"}, want: form.DenyOnce},
 		{name: "deny always", prog: "yad", steps: []string{"exit 16", "printf '\\n'", yadForm(22, "1", "1", "1")}, want: form.DenyAlways},
-		{name: "deny always", prog: "zenity", steps: []string{zenityPrints("Deny always…"), "printf '\\n'", zenityPrints("Save rule")}, want: form.DenyAlways},
+		{name: "deny always", prog: "zenity", steps: []string{"exit 0", "printf '\\n'", zenityPrints("Save rule")}, want: form.DenyAlways},
 	} {
 		t.Run(tc.prog+"/"+tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -754,7 +801,7 @@ func TestDialogArming(t *testing.T) {
 			if tc.prog == "yad" && tc.allow == form.SaveLabel {
 				shown = fd.yadRuleShown(tc.noted)
 			}
-			if want := fmt.Sprintf(note, tc.allow); !strings.HasPrefix(dialogUnwrap(shown), want) {
+			if want := fmt.Sprintf(note, tc.allow); !strings.Contains(dialogUnwrap(shown), want) || !strings.HasPrefix(shown, "write_file (fs-default) wants to write") {
 				t.Errorf("dialog %d shown again without saying why first:\n%s", tc.noted, shown)
 			}
 		})
@@ -768,11 +815,12 @@ func TestDialogArmingUnread(t *testing.T) {
 			t.Parallel()
 			save := map[string]string{"yad": yadForm(22, "TRUE", "TRUE", "1", "1", "1"), "zenity": zenityPrints("Save rule")}[prog]
 			allow := map[string]string{"yad": "exit 14", "zenity": zenityPrints("Allow always…")}[prog]
-			fd := newDialogFake(t, dialogSlow(allow), "", "exit 0")
+			deny := map[string]string{"yad": "exit 0", "zenity": "exit 1"}[prog]
+			fd := newDialogFake(t, dialogSlow(allow), "", deny, "printf '\\n'")
 			fd.arm = time.Second
 			fd.write("before.2", "sleep 1.3; "+save, 0o644)
 			a, err := dialogAsk(t, prog, fd, dialogRequest(t))
-			if err != nil || a.Choice != form.DenyOnce || fd.runs() != 3 {
+			if err != nil || a.Choice != form.DenyOnce || fd.runs() != 4 {
 				t.Errorf("Ask = %q, %v after %d dialogs; want the rule shown again, then deny once", a.Choice, err, fd.runs())
 			}
 		})
@@ -817,7 +865,7 @@ func TestDialogNotStarted(t *testing.T) {
 // exits without reading it, leaving a child that holds the pipe open, ends
 // the feeding: Ask returns at once.
 func TestDialogInputFeeding(t *testing.T) {
-	fd := newDialogFake(t, "exit 0", "printf '\\n'")
+	fd := newDialogFake(t, "exit 1", "printf '\\n'")
 	f := dialogForm(dialogHuge())
 	if _, err := New("zenity", fd.options()).Ask(context.Background(), f); err != nil {
 		t.Fatal(err)
@@ -858,7 +906,7 @@ func dialogWaitGone(t *testing.T, pid int) {
 var dialogOptions = []string{
 	"--text-info", "--entry", "--form", "--list", "--checklist", "--no-markup", "--center", "--num-output",
 	"--cycle-read", "--title=", "--width=", "--height=", "--filename=", "--font=", "--text=", "--button=",
-	"--ok-label=", "--extra-button=", "--entry-label=", "--entry-text=", "--separator=", "--item-separator=",
+	"--ok-label=", "--cancel-label=", "--extra-button=", "--timeout=", "--timeout-indicator=", "--entry-label=", "--entry-text=", "--separator=", "--item-separator=",
 	"--field=", "--focus-field=", "--column=", "--hide-column=", "--print-column=",
 }
 
@@ -880,7 +928,7 @@ func dialogCheckArgv(t *testing.T, runs [][]string) {
 				continue
 			}
 			switch opt {
-			case "--button=", "--ok-label=", "--extra-button=", "--field=", "--entry-label=":
+			case "--button=", "--ok-label=", "--cancel-label=", "--extra-button=", "--field=", "--entry-label=":
 				if strings.Contains(a, "_") {
 					t.Errorf("label %q has an underscore: an Alt key would press it", a)
 				}
@@ -921,9 +969,9 @@ var dialogEvil = []string{
 // dialogTraverse are steps that show every dialog of a program once: the
 // viewer, the reason (yad: via deny always), the rule dialogs.
 var dialogTraverse = map[string][]string{
-	"yad": {"exit 16", "printf 'x\\n'", yadForm(20, "1", "1", "1"), "exit 14", "exit 0"},
-	"zenity": {zenityPrints("Deny always…"), "printf 'x\\n'", zenityPrints("« Back"), zenityPrints("Allow always…"),
-		zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 0", "exit 0"},
+	"yad": {"exit 16", "printf 'x\\n'", yadForm(20, "1", "1", "1"), "exit 14", "exit 0", "printf 'x\\n'"},
+	"zenity": {"exit 0", "printf 'x\\n'", "exit 0", zenityPrints("Allow always…"),
+		zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 0", "exit 1", "exit 1"},
 }
 
 // dialogPlain is the request of dialogHostile's shape whose strings are
@@ -943,7 +991,21 @@ func dialogTraverseArgv(t *testing.T, prog string, req *decision.Request) [][]st
 		t.Errorf("%d dialogs shown, want %d", fd.runs(), len(dialogTraverse[prog]))
 	}
 	dialogCheckArgv(t, fd.allArgv())
-	return fd.allArgv()
+	return dialogSizeless(fd.allArgv())
+}
+
+// dialogSizeless is runs with what may differ between runs of one shape
+// made numbers: the size of a window fitted to its text, the deadline.
+func dialogSizeless(runs [][]string) [][]string {
+	size := regexp.MustCompile(`^--(width|height|timeout)=[0-9]+$`)
+	deadline := regexp.MustCompile(`Answer by [0-9:]+ \([0-9a-z ]+ left\)`)
+	for _, args := range runs {
+		for i, a := range args {
+			a = size.ReplaceAllString(a, "--$1=N")
+			args[i] = deadline.ReplaceAllString(a, "Answer by T")
+		}
+	}
+	return runs
 }
 
 // No request text reaches argv: every dialog's argv for a request of
@@ -995,9 +1057,9 @@ func dialogHuge() *decision.Request {
 // text in any argv, and every label reaches the dialog on its input.
 func TestDialogHugeRequest(t *testing.T) {
 	traverse := map[string][]string{
-		"yad": {"exit 16", "printf 'x\\n'", yadForm(20, "1", "1"), "exit 14", "exit 0"},
-		"zenity": {zenityPrints("Deny always…"), "printf 'x\\n'", zenityPrints("« Back"), zenityPrints("Allow always…"),
-			zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 0"},
+		"yad": {"exit 16", "printf 'x\\n'", yadForm(20, "1", "1"), "exit 14", "exit 0", "printf 'x\\n'"},
+		"zenity": {"exit 0", "printf 'x\\n'", "exit 0", zenityPrints("Allow always…"),
+			zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 1", "exit 1"},
 	}
 	for _, prog := range []string{"yad", "zenity"} {
 		t.Run(prog, func(t *testing.T) {
@@ -1068,5 +1130,117 @@ func TestDialogWrap(t *testing.T) {
 	}
 	if !strings.Contains(out, "word \n    word") {
 		t.Errorf("words are not kept whole:\n%s", out)
+	}
+}
+
+// The deadline is shown: yad's --timeout with its indicator, zenity's
+// --timeout and its text, each dialog with the time left when it opens; a
+// dialog's own timeout ends in askperm's (a deny by timeout), and without
+// a deadline no dialog has a timeout.
+func TestDialogDeadlineShown(t *testing.T) {
+	timeout := func(args []string) int {
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, "--timeout="); ok {
+				n, _ := strconv.Atoi(v)
+				return n
+			}
+		}
+		return -1
+	}
+	for _, prog := range []string{"yad", "zenity"} {
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			deny := map[string]string{"yad": "exit 0", "zenity": "exit 1"}[prog]
+			fd := newDialogFake(t, "sleep 2.2; "+deny, "printf '\\n'")
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if _, err := New(decision.Frontend(prog), fd.options()).Ask(ctx, dialogForm(dialogRequest(t))); err != nil {
+				t.Fatal(err)
+			}
+			first, second := timeout(fd.argv(1)), timeout(fd.argv(2))
+			if first != 20 || second < 16 || second > 18 {
+				t.Errorf("timeouts %d then %d, want 20 then the time left (17 or 18)", first, second)
+			}
+			for n := 1; n <= 2 && prog == "yad"; n++ {
+				if !slices.Contains(fd.argv(n), "--timeout-indicator=bottom") {
+					t.Errorf("yad dialog %d shows no timeout indicator: %q", n, fd.argv(n))
+				}
+			}
+			doc, _ := fd.doc(1)
+			lines := strings.Split(doc, "\n")
+			want := regexp.MustCompile(`^Answer by [0-9]{2}:[0-9]{2}:[0-9]{2} \((20|19) s left\); unanswered, this request is denied\.$`)
+			if lines[0] != "write_file (fs-default) wants to write /home/a/p/report.md" || !want.MatchString(lines[1]) {
+				t.Errorf("the viewer does not start with the question, then the deadline:\n%s", doc)
+			}
+			if prog == "zenity" && !slices.ContainsFunc(fd.argv(2), func(a string) bool { return strings.Contains(a, "s left); unanswered") }) {
+				t.Errorf("the reason entry does not state the deadline: %q", fd.argv(2))
+			}
+
+			fd = newDialogFake(t, "exit "+strconv.Itoa(dialogTimeoutExit[decision.Frontend(prog)]))
+			ctx, cancel = context.WithTimeout(context.Background(), 800*time.Millisecond)
+			defer cancel()
+			if _, err := New(decision.Frontend(prog), fd.options()).Ask(ctx, dialogForm(dialogRequest(t))); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("the dialog's own timeout: err = %v, want the deadline's", err)
+			}
+
+			fd = newDialogFake(t, deny, "printf '\\n'")
+			if _, err := New(decision.Frontend(prog), fd.options()).Ask(context.Background(), dialogForm(dialogRequest(t))); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range fd.allArgv() {
+				if timeout(args) != -1 {
+					t.Errorf("a dialog without a deadline has a timeout: %q", args)
+				}
+			}
+		})
+	}
+}
+
+// Every dialog runs in /, never in askperm's working directory, which may
+// be the agent's: zenity loads ./zenity.ui from it.
+func TestDialogWorkingDirectory(t *testing.T) {
+	fd := newDialogFake(t, dialogTraverse["zenity"]...)
+	req := dialogRequest(t)
+	t.Chdir(t.TempDir())
+	if _, err := dialogAsk(t, "zenity", fd, req); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= fd.runs(); n++ {
+		if cwd, _ := fd.read("cwd." + strconv.Itoa(n)); cwd != "/\n" {
+			t.Errorf("dialog %d ran in %q", n, cwd)
+		}
+	}
+}
+
+// Both rule dialogs start with the request's question; zenity's rule
+// viewer is sized to its text, within the bounds.
+func TestDialogRuleText(t *testing.T) {
+	fd := newDialogFake(t, "exit 14", yadForm(22, "TRUE", "TRUE", "1", "1", "1"))
+	if _, err := dialogAsk(t, "yad", fd, dialogRequest(t)); err != nil {
+		t.Fatal(err)
+	}
+	if text := fd.yadRuleShown(2); !strings.HasPrefix(text, "write_file (fs-default) wants to write /home/a/p/report.md\nAnswer by ") {
+		t.Errorf("yad's rule form does not start with the question:\n%s", text)
+	}
+	fd = newDialogFake(t, zenityPrints("Allow always…"), zenityPrints("Save rule"))
+	if _, err := dialogAsk(t, "zenity", fd, dialogRequest(t)); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := fd.doc(2)
+	if !strings.HasPrefix(doc, "write_file (fs-default) wants to write /home/a/p/report.md\nAnswer by ") {
+		t.Errorf("zenity's rule viewer does not start with the question:\n%s", doc)
+	}
+	width, height := zenitySize(doc)
+	if args := fd.argv(2); !slices.Contains(args, width) || !slices.Contains(args, height) {
+		t.Errorf("rule viewer %q, want %s %s", args, width, height)
+	}
+	for _, tc := range []struct{ text, width, height string }{
+		{"short", "--width=480", "--height=240"},
+		{strings.Repeat("x", 80) + strings.Repeat("\nx", 19), "--width=700", "--height=450"},
+		{strings.Repeat("x", 500) + strings.Repeat("\nx", 999), "--width=1024", "--height=720"},
+	} {
+		if w, h := zenitySize(tc.text); w != tc.width || h != tc.height {
+			t.Errorf("zenitySize of %d bytes = %s %s, want %s %s", len(tc.text), w, h, tc.width, tc.height)
+		}
 	}
 }

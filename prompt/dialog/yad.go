@@ -28,7 +28,12 @@ const (
 	yadDenyAlways   = 16
 	yadBack         = 20
 	yadSave         = 22
+	yadUpdate       = 24
 )
+
+// yadUpdateLabel is the rule form's button that shows the rule its
+// fields now make, saving nothing.
+const yadUpdateLabel = "Show rule"
 
 var yadChoiceIDs = map[form.Choice]int{
 	form.DenyOnce:     0,
@@ -48,8 +53,11 @@ const (
 // character, which rendered text never holds.
 const yadSep = "\x1f"
 
-func yadArgs(kind string, more ...string) []string {
-	return dialogArgs(kind, append([]string{"--center"}, more...)...)
+// args are the options of a yad dialog: kind, the fixed ones, more, and
+// the timeout at askperm's deadline with its indicator.
+func (y yad) args(ctx context.Context, kind string, more ...string) []string {
+	args := dialogArgs(kind, append([]string{"--center"}, more...)...)
+	return append(args, y.d.timeoutArgs(ctx)...)
 }
 
 func yadButtonArg(label string, id int) string { return fmt.Sprintf("--button=%s:%d", label, id) }
@@ -69,13 +77,13 @@ func yadButton(e dialogExit, ids ...int) (int, error) {
 		return e.code, nil
 	case e.code == yadExitEscape, e.code == yadExitCancel:
 		return 0, fmt.Errorf("yad closed without an answer (status %d): %w", e.code, prompt.ErrCancelled)
-	default: // 70: its own --timeout, which askperm never sets
+	default: // 70 (its own --timeout) is handled by run
 		return 0, e.unexpected("yad")
 	}
 }
 
 func (y yad) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, dialogExit, error) {
-	args := yadArgs("--text-info", dialogDoc, dialogHeight, "--text=Read the request below, then choose.")
+	args := y.args(ctx, "--text-info", dialogDoc, dialogHeight, "--text=Read the request below, then choose.")
 	ids := make([]int, len(choices))
 	for i, c := range choices {
 		ids[i] = yadChoiceIDs[c]
@@ -93,7 +101,7 @@ func (y yad) view(ctx context.Context, text string, choices []form.Choice) (form
 }
 
 func (y yad) reason(ctx context.Context, c form.Choice, before string) (string, error) {
-	e, err := y.d.run(ctx, input{}, yadArgs("--entry",
+	e, err := y.d.run(ctx, input{}, y.args(ctx, "--entry",
 		"--text="+dialogReasonText, "--entry-label=Reason", "--entry-text="+before,
 		yadButtonArg(form.ChoiceLabel(c), 0))...)
 	if err != nil {
@@ -106,8 +114,10 @@ func (y yad) reason(ctx context.Context, c form.Choice, before string) (string, 
 }
 
 // AskRule shows the rule form until Save rule is chosen on the very rule
-// its text states: a form whose choices changed the rule is shown again
-// with the new rule, so the person saves only what they read.
+// its text states: Show rule shows the form again with the rule its
+// fields make; Save rule of a rule the form refuses (no grant) shows it
+// again saying why; Save rule of a rule that its fields changed shows it
+// again with the new rule, so the person saves only what they read.
 func (y yad) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
 	note := ""
 	for {
@@ -121,9 +131,16 @@ func (y yad) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, e
 		case id == yadBack:
 			*a = b
 			return true, nil
-		case !dialogSameRule(*a, b):
-			*a = b
-			note = "The rule changed: check it, then choose Save rule again."
+		}
+		changed := !dialogSameRule(*a, b)
+		*a = b
+		switch err := f.CheckRule(b); {
+		case id == yadUpdate:
+			note = ""
+		case err != nil:
+			note = "Not saved: " + form.Line(err.Error()) + "."
+		case changed:
+			note = "Not saved: the rule changed. Check it, then choose Save rule again."
 		default:
 			if note = y.d.saveNote(e, f, b); note == "" {
 				return false, nil
@@ -132,15 +149,11 @@ func (y yad) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, e
 	}
 }
 
-// yadRuleText is the form's text field: the note, the rule, and every
-// option of every question in full, by the labels of askperm's own that
-// the fields carry ("Grant 1", "Scope option 2"), each at the margin.
-func yadRuleText(f *form.Form, a form.Answer, qs []form.Question, note string) string {
+// yadRuleMore follows the rule in the form's text field: every option of
+// every question in full, by the labels of askperm's own that the fields
+// carry ("Grant 1", "Scope option 2"), each at the margin.
+func yadRuleMore(qs []form.Question) string {
 	var text strings.Builder
-	if note != "" {
-		text.WriteString(note + "\n\n")
-	}
-	text.WriteString(f.Message(form.StageRule, a))
 	for _, q := range qs {
 		item := q.Item
 		if !q.Multi {
@@ -152,6 +165,23 @@ func yadRuleText(f *form.Form, a form.Answer, qs []form.Question, note string) s
 		}
 	}
 	return text.String()
+}
+
+// yadFieldLabel is the label of the field of question q (of option i of
+// a question that takes several answers), in askperm's words: what the
+// field sets, and the name the rule text lists its options by.
+func yadFieldLabel(q form.Question, i int) string {
+	switch {
+	case q.Multi:
+		return fmt.Sprintf("Give %s %d (%s)", strings.ToLower(q.Item), i+1, q.Name)
+	case strings.HasPrefix(q.Name, "Scope"):
+		return q.Name + ": what the rule covers"
+	case q.Name == "Workdir":
+		return "Workdir: where the rule holds"
+	case q.Name == "Lifetime":
+		return "Lifetime: how long the rule holds"
+	}
+	return q.Name
 }
 
 // ruleForm shows the rule form for a and returns the answer it holds when
@@ -168,17 +198,17 @@ func yadRuleText(f *form.Form, a form.Answer, qs []form.Question, note string) s
 func (y yad) ruleForm(ctx context.Context, f *form.Form, a form.Answer, note string) (form.Answer, int, dialogExit, error) {
 	qs := f.RuleQuestions(a)
 	fields := []string{"--field=Rule:TXT"}
-	values := []string{yadLine(dialogWrap(yadRuleText(f, a, qs, note)))}
+	values := []string{yadLine(dialogWrap(dialogRuleText(ctx, f, a, note, yadRuleMore(qs))))}
 	for _, q := range qs {
 		if q.Multi {
 			chosen := q.Chosen(a)
 			for i, o := range q.Options {
-				fields = append(fields, fmt.Sprintf("--field=%s %d:CHK", q.Item, i+1))
+				fields = append(fields, "--field="+yadFieldLabel(q, i)+":CHK")
 				values = append(values, strings.ToUpper(strconv.FormatBool(slices.Contains(chosen, o.Value))))
 			}
 			continue
 		}
-		fields = append(fields, "--field="+q.Name+":CB")
+		fields = append(fields, "--field="+yadFieldLabel(q, 0)+":CB")
 		items := make([]string, len(q.Options))
 		for i, o := range q.Options {
 			items[i] = yadLine(ansi.Truncate(dialogItem(i, o.Label), dialogCells, "…"))
@@ -189,14 +219,18 @@ func (y yad) ruleForm(ctx context.Context, f *form.Form, a form.Answer, note str
 		values = append(values, strings.Join(items, yadSep))
 	}
 	values = append(values, "@disabled@")
-	args := yadArgs("--form", dialogHeight, "--separator="+yadSep, "--item-separator="+yadSep, "--num-output",
-		"--cycle-read", "--focus-field=2", "--text=Check the rule, choose its parts below, then choose Save rule.",
-		yadButtonArg(form.BackLabel, yadBack), yadButtonArg(form.SaveLabel, yadSave), yadButtonArg(form.ChoiceLabel(form.DenyOnce), 0))
+	text := "--text=Check the rule, choose its parts below, then choose Show rule to read the rule they make, or Save rule."
+	if note != "" {
+		text = "--text=Not saved: the rule's first lines say why."
+	}
+	args := y.args(ctx, "--form", dialogHeight, "--separator="+yadSep, "--item-separator="+yadSep, "--num-output",
+		"--cycle-read", "--focus-field=2", text, yadButtonArg(form.BackLabel, yadBack), yadButtonArg(yadUpdateLabel, yadUpdate),
+		yadButtonArg(form.SaveLabel, yadSave), yadButtonArg(form.ChoiceLabel(form.DenyOnce), 0))
 	e, err := y.d.run(ctx, input{text: strings.Join(values, "\n") + "\n", stdin: true}, append(args, fields...)...)
 	if err != nil {
 		return a, 0, e, err
 	}
-	id, err := yadButton(e, yadBack, yadSave)
+	id, err := yadButton(e, yadBack, yadSave, yadUpdate)
 	if err != nil || id == 0 {
 		return a, id, e, err
 	}

@@ -6,54 +6,102 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/askperm/askperm/form"
-	"github.com/askperm/askperm/prompt"
 )
 
-// zenity shows the request in a --text-info viewer whose OK button is Deny
-// once and whose extra buttons are the other choices, and the denial
-// reason in an --entry. Stage "rule" is a viewer of the rule to save (Deny
-// once, Back, Change…, Save rule); Change… asks each part of the rule in a
-// --list, its rows read from stdin, then the rule is shown again. zenity's
-// --forms cannot preselect a combo, and its text neither wraps nor honours
-// --no-markup.
+// zenity shows the request in a --text-info viewer and the denial reason
+// in an --entry. Stage "rule" is a viewer of the rule to save (Deny once,
+// « Back, Change…, Save rule); Change… asks each part of the rule in a
+// --list, its rows read from stdin, then the rule is shown again.
+// zenity's --forms cannot preselect a combo, and its text neither wraps
+// nor honours --no-markup.
+//
+// A viewer has a Cancel button that no option removes (an empty label
+// leaves an empty button): it is named Deny once, and is Deny once, as are
+// Escape and closing the window. OK, which Enter presses, is Deny always…
+// when offered, else Read again (the request is shown again), and « Back
+// in the rule viewer: never an allow, never a second Deny once.
 type zenity struct{ d *walk }
 
 // zenityExitCancel is zenity's status for Cancel, Escape, the window
 // closed, and an extra button (named on stdout).
 const zenityExitCancel = 1
 
+// What zenityButton returns for OK and for Cancel (Escape, the window
+// closed): no label holds a NUL.
+const (
+	zenityOK     = "\x00ok"
+	zenityCancel = "\x00cancel"
+)
+
+// Labels of zenity's buttons, askperm's own words.
+const (
+	// zenityReadAgain is OK in a choice viewer without Deny always….
+	zenityReadAgain = "Read again"
+	// zenityNoReason is Cancel in the reason entry: deny without a reason.
+	zenityNoReason = "No reason"
+	// zenityToRule is Cancel in a Change… list: back to the rule, unchanged.
+	zenityToRule = "« Rule"
+)
+
 // zenityButton returns the extra button that closed a zenity dialog, one
-// of extras, or "" for OK.
+// of extras, or zenityOK or zenityCancel.
 func zenityButton(e dialogExit, extras ...string) (string, error) {
 	switch e.code {
 	case 0:
-		return "", nil
+		return zenityOK, nil
 	case zenityExitCancel:
 		if e.stdout == "" {
-			return "", fmt.Errorf("zenity closed without an answer: %w", prompt.ErrCancelled)
+			return zenityCancel, nil
 		}
 		label, err := dialogLine("zenity", e.stdout)
 		if err != nil || !slices.Contains(extras, label) {
 			return "", fmt.Errorf("zenity printed an unknown button: %s", form.Line(e.stdout))
 		}
 		return label, nil
-	default: // 5: its own --timeout, which askperm never sets; 255: it failed
+	default: // 255: it failed
 		return "", e.unexpected("zenity")
 	}
 }
 
-// show shows text in a viewer whose OK button (and Enter) is Deny once,
-// with extra buttons; it returns the extra chosen, or "" for Deny once,
-// and how the viewer ended.
-func (z zenity) show(ctx context.Context, text string, extras ...string) (string, dialogExit, error) {
-	args := dialogArgs("--text-info", dialogDoc, dialogHeight, "--font=Monospace 10",
-		"--ok-label="+form.ChoiceLabel(form.DenyOnce))
+// Sizes of zenity's viewers, in pixels: a cell of the monospace font and
+// a line of it (measured under Xvfb), what a window adds around its text,
+// and the bounds a rule viewer is sized within.
+const (
+	zenityCellPx, zenityLinePx = 8, 17
+	zenityFrameW, zenityFrameH = 60, 110
+	zenityMinW, zenityMinH     = 480, 240
+	zenityMaxW, zenityMaxH     = 1024, 720
+)
+
+// zenitySize is the --width and --height of a viewer of text: its widest
+// line and its lines, within zenityMin* and zenityMax* (a window fits a
+// 1280×800 screen with its title and a panel).
+func zenitySize(text string) (string, string) {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	cells := 0
+	for _, l := range lines {
+		cells = max(cells, ansi.StringWidth(l))
+	}
+	w := min(max(cells*zenityCellPx+zenityFrameW, zenityMinW), zenityMaxW)
+	h := min(max(len(lines)*zenityLinePx+zenityFrameH, zenityMinH), zenityMaxH)
+	return fmt.Sprintf("--width=%d", w), fmt.Sprintf("--height=%d", h)
+}
+
+// show shows text in a viewer of the given size whose Cancel is Deny
+// once, with OK named ok and extra buttons; it returns the extra chosen,
+// zenityOK or zenityCancel, and how the viewer ended.
+func (z zenity) show(ctx context.Context, text, width, height, ok string, extras ...string) (string, dialogExit, error) {
+	args := []string{"--text-info", dialogTitle, "--no-markup", width, height, dialogDoc, "--font=Monospace 10",
+		"--cancel-label=" + form.ChoiceLabel(form.DenyOnce), "--ok-label=" + ok}
 	for _, l := range extras {
 		args = append(args, "--extra-button="+l)
 	}
-	e, err := z.d.run(ctx, input{text: text}, args...)
+	e, err := z.d.run(ctx, input{text: text}, append(args, z.d.timeoutArgs(ctx)...)...)
 	if err != nil {
 		return "", e, err
 	}
@@ -62,47 +110,68 @@ func (z zenity) show(ctx context.Context, text string, extras ...string) (string
 }
 
 func (z zenity) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, dialogExit, error) {
+	ok := zenityReadAgain
 	var others []form.Choice
 	var labels []string
 	for _, c := range choices {
-		if c != form.DenyOnce {
+		switch c {
+		case form.DenyOnce:
+		case form.DenyAlways:
+			ok = form.ChoiceLabel(c)
+		default:
 			others = append(others, c)
 			labels = append(labels, form.ChoiceLabel(c))
 		}
 	}
-	b, e, err := z.show(ctx, text, labels...)
+	b, e, err := z.show(ctx, text, dialogWidth, dialogHeight, ok, labels...)
 	switch {
 	case err != nil:
 		return "", e, err
-	case b == "":
+	case b == zenityCancel:
 		return form.DenyOnce, e, nil
+	case b == zenityOK && ok == zenityReadAgain:
+		return "", e, nil
+	case b == zenityOK:
+		return form.DenyAlways, e, nil
 	}
 	return others[slices.Index(labels, b)], e, nil
 }
 
 func (z zenity) reason(ctx context.Context, c form.Choice, before string) (string, error) {
-	e, err := z.d.run(ctx, input{}, dialogArgs("--entry",
-		"--text="+dialogReasonText, "--entry-text="+before, "--ok-label="+form.ChoiceLabel(c))...)
+	text := dialogReasonText
+	if dl := deadlineLine(ctx, time.Now()); dl != "" {
+		text += "\n" + dl
+	}
+	args := dialogArgs("--entry", "--text="+text, "--entry-text="+before,
+		"--ok-label="+form.ChoiceLabel(c), "--cancel-label="+zenityNoReason)
+	e, err := z.d.run(ctx, input{}, append(args, z.d.timeoutArgs(ctx)...)...)
 	if err != nil {
 		return "", err
 	}
-	if _, err := zenityButton(e); err != nil {
+	switch b, err := zenityButton(e); {
+	case err != nil:
 		return "", err
+	case b == zenityCancel:
+		return "", nil
 	}
 	return dialogLine("zenity", e.stdout)
 }
 
+// AskRule shows the rule, sized to its text, until it is saved, left by
+// « Back (also Enter) or given up by Deny once (also Escape).
 func (z zenity) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
 	note := ""
 	for {
-		b, e, err := z.show(ctx, dialogWrap(note+zenityRuleText(f, *a)), form.BackLabel, dialogChange, form.SaveLabel)
+		text := dialogWrap(dialogRuleText(ctx, f, *a, note, zenityRuleMore(f, *a)))
+		width, height := zenitySize(text)
+		b, e, err := z.show(ctx, text, width, height, form.BackLabel, dialogChange, form.SaveLabel)
 		switch {
 		case err != nil:
 			return false, err
-		case b == "":
+		case b == zenityCancel:
 			a.Choice = form.DenyOnce
 			return false, nil
-		case b == form.BackLabel:
+		case b == zenityOK:
 			return true, nil
 		case b == dialogChange:
 			if err := z.change(ctx, f, a); err != nil {
@@ -113,16 +182,14 @@ func (z zenity) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool
 			if note = z.d.saveNote(e, f, *a); note == "" {
 				return false, nil
 			}
-			note += "\n\n"
 		}
 	}
 }
 
-// zenityRuleText is the rule viewer's text: the rule, and the questions
+// zenityRuleMore follows the rule in the rule viewer: the questions
 // Change… asks, by the names its lists give them.
-func zenityRuleText(f *form.Form, a form.Answer) string {
+func zenityRuleMore(f *form.Form, a form.Answer) string {
 	var text strings.Builder
-	text.WriteString(f.Message(form.StageRule, a))
 	text.WriteString("\nChoose Change… to change the rule, Save rule to save it. Change… asks in turn:\n")
 	for _, q := range f.RuleQuestions(a) {
 		fmt.Fprintf(&text, "%s: %s\n", q.Name, q.Title)
@@ -132,8 +199,11 @@ func zenityRuleText(f *form.Form, a form.Answer) string {
 
 // change asks each question of the rule in turn: a checklist for one
 // that takes several answers, a list for the others. The rows, which hold
-// request text, go on stdin, one cell per line.
+// request text, go on stdin, one cell per line. Cancel (named « Rule),
+// Escape or closing a list ends the round with the rule as it was before
+// Change….
 func (z zenity) change(ctx context.Context, f *form.Form, a *form.Answer) error {
+	before := *a // Choose never writes through: a's old values stay intact
 	for _, q := range f.RuleQuestions(*a) {
 		var args, cells []string
 		if q.Multi {
@@ -158,9 +228,13 @@ func (z zenity) change(ctx context.Context, f *form.Form, a *form.Answer) error 
 				cells = append(cells, strconv.Itoa(i+1), mark, dialogItem(i, o.Label))
 			}
 		}
-		picked, err := z.list(ctx, args, cells, len(q.Options))
+		picked, back, err := z.list(ctx, args, cells, len(q.Options))
 		if err != nil {
 			return err
+		}
+		if back {
+			*a = before
+			return nil
 		}
 		if q.Multi || len(picked) == 1 {
 			values := make([]string, len(picked))
@@ -175,29 +249,41 @@ func (z zenity) change(ctx context.Context, f *form.Form, a *form.Answer) error 
 
 // list shows a list of n rows, its cells read from stdin, whose printed
 // column holds the row numbers 1 to n, and returns the 0-based indexes
-// printed (separated by "|").
-func (z zenity) list(ctx context.Context, args, cells []string, n int) ([]int, error) {
-	e, err := z.d.run(ctx, input{text: strings.Join(cells, "\n") + "\n", stdin: true}, args...)
-	if err != nil {
-		return nil, err
+// printed (separated by "|"), or back when it was left by its Cancel
+// (« Rule), Escape or closing it. Its text ends with the deadline.
+func (z zenity) list(ctx context.Context, args, cells []string, n int) (picked []int, back bool, err error) {
+	if dl := deadlineLine(ctx, time.Now()); dl != "" {
+		for i, a := range args {
+			if strings.HasPrefix(a, "--text=") {
+				args[i] = a + "\n" + dl
+			}
+		}
 	}
-	if _, err := zenityButton(e); err != nil {
-		return nil, err
+	args = append(args, "--cancel-label="+zenityToRule)
+	e, err := z.d.run(ctx, input{text: strings.Join(cells, "\n") + "\n", stdin: true}, append(args, z.d.timeoutArgs(ctx)...)...)
+	if err != nil {
+		return nil, false, err
+	}
+	switch b, err := zenityButton(e); {
+	case err != nil:
+		return nil, false, err
+	case b == zenityCancel:
+		return nil, true, nil
 	}
 	if e.stdout == "" || e.stdout == "\n" { // nothing chosen
-		return nil, nil
+		return nil, false, nil
 	}
 	line, err := dialogLine("zenity", e.stdout)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var picked []int
+
 	for _, w := range strings.Split(line, "|") {
 		k, err := strconv.Atoi(w)
 		if err != nil || k < 1 || k > n {
-			return nil, fmt.Errorf("zenity printed an unexpected list answer: %s", form.Line(line))
+			return nil, false, fmt.Errorf("zenity printed an unexpected list answer: %s", form.Line(line))
 		}
 		picked = append(picked, k-1)
 	}
-	return picked, nil
+	return picked, false, nil
 }

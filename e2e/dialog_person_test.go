@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The person's side of the dialogs: the deadline shown, Deny once shown
+// once, zenity's Change… and Return, yad's labelled fields and Save rule
+// without a grant.
+
+// timeoutArg is the --timeout the dialog on screen was given, -1 if none.
+func (d *xWindow) timeoutArg() int {
+	for _, a := range d.cmdline() {
+		if v, ok := strings.CutPrefix(a, "--timeout="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return -1
+}
+
+// yad counts askperm's deadline down in its window and ends at it in a
+// deny by timeout; zenity states it in its text and gets it as its
+// --timeout. Each dialog gets the time left when it opens.
+func TestDialogDeadlineShown(t *testing.T) {
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		a := startDialog(t, x, prog, "write-file.json", "--timeout", "8s")
+		v := a.waitDialog(prog, nil)
+		if n := v.timeoutArg(); n < 7 || n > 8 {
+			t.Errorf("--timeout=%d, want the 8 s left", n)
+		}
+		if prog == "yad" {
+			v.checkArg("--timeout-indicator=bottom")
+		}
+		time.Sleep(1500 * time.Millisecond)
+		v.keys(denyOnceKeys[prog]...)
+		r := a.waitDialog(prog, v)
+		if n := r.timeoutArg(); n < 1 || n > 7 {
+			t.Errorf("the reason's --timeout=%d, want the time then left", n)
+		}
+		if prog == "zenity" && !slices.ContainsFunc(r.cmdline(), func(a string) bool {
+			return strings.Contains(a, "\nAnswer by ") && strings.Contains(a, " s left); unanswered, this request is denied.")
+		}) {
+			t.Errorf("the reason entry does not state the deadline: %q", r.cmdline())
+		}
+		// Left alone, the reason entry ends at the deadline in a deny.
+		wantDeny(t, a.decision(), "timeout", prog)
+		r.waitGone()
+	})
+}
+
+// zenity: Deny once is the viewers' Cancel, never a second button; Enter
+// on the rule is « Back, never an allow; Cancel in a Change… list returns
+// to the rule as it was, then Save rule saves it.
+func TestDialogZenityButtons(t *testing.T) {
+	needDialogs(t, "zenity")
+	x := startX(t)
+	a := startDialog(t, x, "zenity", "write-file.json")
+	v := a.waitDialog("zenity", nil)
+	v.checkArg("--cancel-label=Deny once", "--ok-label=Deny always…")
+	for _, arg := range v.cmdline() {
+		if strings.HasSuffix(arg, "=Deny once") && arg != "--cancel-label=Deny once" {
+			t.Fatalf("Deny once shown twice: %q", v.cmdline())
+		}
+	}
+	v.keys(append(xTabs(3), "Return")...) // Allow always…
+	r := a.waitDialog("zenity", v)
+	r.checkArg("--cancel-label=Deny once", "--ok-label=« Back")
+	r.keys("Return") // « Back
+	v = a.waitDialog("zenity", r)
+	v.checkArg("--ok-label=Deny always…") // the request again
+	v.keys(append(xTabs(3), "Return")...)
+	r = a.waitDialog("zenity", v)
+	r.keys(append(xTabs(3), "Return")...) // Change…
+	l := a.waitDialog("zenity", r)
+	l.keys("Tab", "Tab", "Return") // grants: as they are
+	l = a.waitDialog("zenity", l)
+	l.checkArg("--cancel-label=« Rule")
+	l.keys("Down", "Tab", "Return") // path: the second scope, then « Rule
+	r = a.waitDialog("zenity", l)
+	r.checkArg("--ok-label=« Back", "--extra-button=Save rule")
+	r.keys(append(xTabs(4), "Return")...) // Save rule
+	d := a.decision()
+	if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" ||
+		!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
+		t.Fatalf("want the rule as before Change…, allowed always; got %v", d)
+	}
+	rule, _ := d["rule"].(map[string]any)
+	if !reflect.DeepEqual(rule["scopes"], map[string]any{"path": "/home/a/p/report.md"}) {
+		t.Fatalf("rule %v, want the scope before Change…", rule)
+	}
+
+	// Deny once on the rule asks the reason, as on the request.
+	a = startDialog(t, x, "zenity", "write-file.json")
+	v = a.waitDialog("zenity", nil)
+	v.keys(append(xTabs(3), "Return")...) // Allow always…
+	r = a.waitDialog("zenity", v)
+	r.checkArg("--ok-label=« Back")
+	r.keys("Escape") // Deny once (Cancel)
+	e := a.waitDialog("zenity", r)
+	e.checkArg("--ok-label=Deny once", "--cancel-label=No reason")
+	e.typeText("not like this")
+	e.keys("Return")
+	d = a.decision()
+	wantDeny(t, d, "user", "zenity")
+	if d["message"] != "not like this" {
+		t.Fatalf("message %q", d["message"])
+	}
+}
+
+// yad's rule form labels each field with what it sets, in askperm's words
+// (no request text in argv); Save rule without a grant says why and shows
+// the form again with the person's choices; Show rule saves nothing.
+func TestDialogYadRuleForm(t *testing.T) {
+	needDialogs(t, "yad")
+	x := startX(t)
+	a := startDialog(t, x, "yad", "write-file.json")
+	v := a.waitDialog("yad", nil)
+	v.keys(append(xTabs(3), "Return")...) // Allow always…
+	r := a.waitDialog("yad", v)
+	r.checkArg("--field=Give grant 1 (Grants):CHK", "--field=Give grant 2 (Grants):CHK",
+		"--field=Scope: what the rule covers:CB", "--field=Workdir: where the rule holds:CB",
+		"--field=Lifetime: how long the rule holds:CB", "--button=Show rule:24")
+	// Untick both grants, then Save rule.
+	r.keys("space", "Tab", "space")
+	r.keys(append(xTabs(6), "Return")...)
+	r = a.waitDialog("yad", r)
+	r.checkArg("--text=Not saved: the rule's first lines say why.")
+	// Tick fs.write, Show rule, then Save rule.
+	r.keys("space")
+	r.keys(append(xTabs(6), "Return")...)
+	r = a.waitDialog("yad", r)
+	if slices.Contains(r.cmdline(), "--text=Not saved: the rule's first lines say why.") {
+		t.Fatalf("Show rule gave a note: %q", r.cmdline())
+	}
+	r.keys(append(xTabs(7), "Return")...)
+	d := a.decision()
+	if d["decision"] != "allow" || d["persist"] != "always" || !reflect.DeepEqual(d["grants"], []any{"fs.write"}) {
+		t.Fatalf("want allow always of fs.write; got %v", d)
+	}
+}
