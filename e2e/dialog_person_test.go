@@ -62,19 +62,19 @@ func TestDialogZenityButtons(t *testing.T) {
 	x := startX(t)
 	a := startDialog(t, x, "zenity", "write-file.json")
 	v := a.waitDialog("zenity", nil)
-	v.checkArg("--cancel-label=Deny once", "--ok-label=Deny always…")
+	v.checkArg("--cancel-label=Deny once", "--ok-label=Read again", "--extra-button=Deny always…")
 	for _, arg := range v.cmdline() {
 		if strings.HasSuffix(arg, "=Deny once") && arg != "--cancel-label=Deny once" {
 			t.Fatalf("Deny once shown twice: %q", v.cmdline())
 		}
 	}
-	v.keys(append(xTabs(3), "Return")...) // Allow always…
+	v.keys(viewerKeys("zenity", "Allow always…")...)
 	r := a.waitDialog("zenity", v)
 	r.checkArg("--cancel-label=Deny once", "--ok-label=« Back")
 	r.keys("Return") // « Back
 	v = a.waitDialog("zenity", r)
-	v.checkArg("--ok-label=Deny always…") // the request again
-	v.keys(append(xTabs(3), "Return")...)
+	v.checkArg("--ok-label=Read again") // the request again
+	v.keys(viewerKeys("zenity", "Allow always…")...)
 	r = a.waitDialog("zenity", v)
 	r.keys(append(xTabs(3), "Return")...) // Change…
 	l := a.waitDialog("zenity", r)
@@ -98,18 +98,66 @@ func TestDialogZenityButtons(t *testing.T) {
 	// Deny once on the rule asks the reason, as on the request.
 	a = startDialog(t, x, "zenity", "write-file.json")
 	v = a.waitDialog("zenity", nil)
-	v.keys(append(xTabs(3), "Return")...) // Allow always…
+	v.keys(viewerKeys("zenity", "Allow always…")...)
 	r = a.waitDialog("zenity", v)
 	r.checkArg("--ok-label=« Back")
 	r.keys("Escape") // Deny once (Cancel)
-	e := a.waitDialog("zenity", r)
-	e.checkArg("--ok-label=Deny once", "--cancel-label=No reason")
-	e.typeText("not like this")
-	e.keys("Return")
+	a.zenityReason(r, "Deny once", "not like this")
 	d = a.decision()
 	wantDeny(t, d, "user", "zenity")
 	if d["message"] != "not like this" {
 		t.Fatalf("message %q", d["message"])
+	}
+}
+
+// zenityReason answers zenity's reason entry for the deny named ok, shown
+// after dialog v: it types why, then Return. It returns the entry.
+func (a *dialogRun) zenityReason(v *xWindow, ok, why string) *xWindow {
+	a.t.Helper()
+	e := a.waitDialog("zenity", v)
+	e.checkArg("--entry", "--ok-label="+ok, "--cancel-label=No reason")
+	e.typeText(why)
+	e.keys("Return")
+	return e
+}
+
+// zenity: Return never decides in the request viewer. Return with Deny
+// once (Cancel) focused presses OK, Read again: the request is shown
+// again, with the time then left as its --timeout; Escape there is Deny
+// once, which asks the reason. Deny always… is an extra button, between
+// Read again and the allows; it asks the reason, then the deny rule,
+// which Save rule saves.
+func TestDialogZenityReturnReadsAgain(t *testing.T) {
+	needDialogs(t, "zenity")
+	x := startX(t)
+	a := startDialog(t, x, "zenity", "write-file.json", "--timeout", "30s")
+	v := a.waitDialog("zenity", nil)
+	first := v.timeoutArg()
+	time.Sleep(1500 * time.Millisecond)
+	v.keys(viewerKeys("zenity", "Deny once")...) // Tab onto Deny once, Return
+	v = a.waitDialog("zenity", v)
+	v.checkArg("--text-info", "--cancel-label=Deny once", "--ok-label=Read again")
+	if again := v.timeoutArg(); first < 29 || again >= first || again < first-10 {
+		t.Errorf("--timeout=%d, then %d shown again; want the time then left", first, again)
+	}
+	v.keys("Escape") // Deny once
+	a.zenityReason(v, "Deny once", "read it twice")
+	d := a.decision()
+	wantDeny(t, d, "user", "zenity")
+	if d["message"] != "read it twice" {
+		t.Fatalf("message %q", d["message"])
+	}
+
+	a = startDialog(t, x, "zenity", "write-file.json")
+	v = a.waitDialog("zenity", nil)
+	v.checkArg("--extra-button=Deny always…")
+	v.keys(viewerKeys("zenity", "Deny always…")...)
+	r := a.waitDialog("zenity", a.zenityReason(v, "Deny always…", "never"))
+	r.checkArg("--cancel-label=Deny once", "--ok-label=« Back", "--extra-button=Save rule")
+	r.keys(append(xTabs(4), "Return")...) // Save rule
+	d = a.decision()
+	if d["decision"] != "deny" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "zenity" || d["message"] != "never" {
+		t.Fatalf("want deny always by the user through zenity, saying never; got %v", d)
 	}
 }
 

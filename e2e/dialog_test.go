@@ -31,14 +31,16 @@ import (
 //	                away: yad cannot focus a combo); Tab through the fields,
 //	                then « Back, Show rule, Save rule, Deny once; space
 //	                toggles a checkbox, Down picks a combo's next item
-//	zenity viewer   Tab reaches Deny once (Cancel), Deny always… or Read
-//	                again (OK, also Enter), then the extra buttons in order:
-//	                the same Tabs as yad's viewer; Escape is Deny once
+//	zenity viewer   Tab reaches Deny once (Cancel), Read again (OK), then
+//	                the extra buttons in order: Deny always…, the allows,
+//	                one Tab further than yad's (viewerKeys); Return presses
+//	                OK anywhere but on an extra button, on Deny once too;
+//	                Escape is Deny once
 //	zenity rule     Tab reaches Deny once, « Back (OK, also Enter),
 //	                Change…, Save rule
 //	zenity list     Down selects the next row (from the first), Enter
 //	                confirms; Tab Tab Enter is OK with nothing selected;
-//	                Escape is « Rule
+//	                Tab Enter and Escape are « Rule
 //	entry (both)    type, then Enter
 
 // xDisplay is a private X server for one test.
@@ -296,12 +298,30 @@ func forEachDialog(t *testing.T, test func(t *testing.T, prog string, x *xDispla
 	}
 }
 
+// viewerTabs is how many Tabs reach each button of the viewer of
+// write-file.json: yad's are Deny once, Deny always…, Allow always…,
+// Allow once; zenity's Deny once (Cancel), Read again (OK), then Deny
+// always…, Allow always…, Allow once (extra buttons).
+var viewerTabs = map[string]map[string]int{
+	"yad":    {"Deny once": 1, "Deny always…": 2, "Allow always…": 3, "Allow once": 4},
+	"zenity": {"Deny once": 1, "Read again": 2, "Deny always…": 3, "Allow always…": 4, "Allow once": 5},
+}
+
+// viewerKeys are the keys that press the viewer's button named label:
+// Tabs to it, then Return.
+func viewerKeys(prog, label string) []string {
+	n, ok := viewerTabs[prog][label]
+	if !ok {
+		panic(prog + " has no viewer button " + label)
+	}
+	return append(xTabs(n), "Return")
+}
+
 func TestDialogAllowOnce(t *testing.T) {
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
 		a := startDialog(t, x, prog, "write-file.json")
 		v := a.waitDialog(prog, nil)
-		// Deny once, Deny always…, Allow always…, Allow once.
-		v.keys(append(xTabs(4), "Return")...)
+		v.keys(viewerKeys(prog, "Allow once")...)
 		d := a.decision()
 		if d["decision"] != "allow" || d["persist"] != "once" || d["cause"] != "user" || d["frontend"] != prog ||
 			!reflect.DeepEqual(d["grants"], []any{"fs.write", "fs.create"}) {
@@ -311,8 +331,8 @@ func TestDialogAllowOnce(t *testing.T) {
 }
 
 // denyOnceKeys press Deny once in a viewer: in zenity's, Return on its
-// Cancel button (named Deny once) presses OK, as Return anywhere in the
-// window does; Escape is Cancel.
+// Cancel button (named Deny once) presses OK (Read again), as Return
+// anywhere in the window does; Escape is Cancel.
 var denyOnceKeys = map[string][]string{"yad": {"Tab", "Return"}, "zenity": {"Escape"}}
 
 func TestDialogDenyWithReason(t *testing.T) {
@@ -332,8 +352,9 @@ func TestDialogDenyWithReason(t *testing.T) {
 }
 
 // Enter never approves: on the first dialog it does nothing (yad: the
-// text has the focus) or is Deny always… (zenity's OK), whose rule viewer
-// it leaves by « Back; Ctrl+Enter (yad) and Escape (zenity) deny once.
+// text has the focus) or is Read again (zenity's OK), which shows the
+// request again, as does Return with Deny once (zenity's Cancel) focused;
+// Ctrl+Enter (yad) and Escape (zenity) deny once.
 func TestDialogEnterDenies(t *testing.T) {
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
 		a := startDialog(t, x, prog, "write-file.json")
@@ -342,13 +363,13 @@ func TestDialogEnterDenies(t *testing.T) {
 		if prog == "yad" {
 			v.keys("ctrl+Return")
 		} else {
-			r := a.waitDialog(prog, v) // the reason for Deny always…
-			r.keys("Return")
-			r = a.waitDialog(prog, r) // the deny rule
-			r.checkArg("--ok-label=« Back")
-			r.keys("Return")
-			v = a.waitDialog(prog, r) // the request again
-			v.checkArg("--cancel-label=Deny once")
+			v = a.waitDialog(prog, v) // the request again
+			v.checkArg("--cancel-label=Deny once", "--ok-label=Read again")
+			v.keys("ctrl+Return")
+			v = a.waitDialog(prog, v) // again
+			v.keys(viewerKeys(prog, "Deny once")...)
+			v = a.waitDialog(prog, v) // and again
+			v.checkArg("--cancel-label=Deny once", "--ok-label=Read again")
 			v.keys("Escape")
 		}
 		a.waitDialog(prog, v).keys("Return") // the reason, left empty
@@ -396,11 +417,11 @@ func TestDialogAllowAlwaysWithBack(t *testing.T) {
 		x := startX(t)
 		a := startDialog(t, x, "zenity", "write-file.json")
 		v := a.waitDialog("zenity", nil)
-		v.keys(append(xTabs(3), "Return")...) // Allow always…
+		v.keys(viewerKeys("zenity", "Allow always…")...)
 		r := a.waitDialog("zenity", v)
 		r.keys(append(xTabs(2), "Return")...) // « Back
 		v = a.waitDialog("zenity", r)
-		v.keys(append(xTabs(3), "Return")...)
+		v.keys(viewerKeys("zenity", "Allow always…")...)
 		r = a.waitDialog("zenity", v)
 		r.keys(append(xTabs(3), "Return")...) // Change…
 		l := a.waitDialog("zenity", r)
@@ -506,7 +527,7 @@ const testArmDelay = 3 * time.Second
 func TestDialogArmingDelay(t *testing.T) {
 	armed := `arm_delay = "3s"` + "\n"
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
-		allowOnce := append(xTabs(4), "Return")
+		allowOnce := viewerKeys(prog, "Allow once")
 		a := startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
 		v := a.waitDialog(prog, nil)
 		v.keys(allowOnce...) // too soon
@@ -517,7 +538,7 @@ func TestDialogArmingDelay(t *testing.T) {
 			t.Fatalf("want allow once by the user; got %v", d)
 		}
 
-		allowAlways := append(xTabs(3), "Return")
+		allowAlways := viewerKeys(prog, "Allow always…")
 		save := append(xTabs(map[string]int{"yad": 7, "zenity": 4}[prog]), "Return")
 		a = startDialog(t, x, prog, "write-file.json", "--config", writeConfig(t, armed))
 		v = a.waitDialog(prog, nil)
@@ -632,14 +653,14 @@ func TestDialogCmdlineHoldsNoRequestText(t *testing.T) {
 			// viewer: Allow always…; rule form: « Back; viewer: Deny always…; reason;
 			// deny rule form (no checkbox: the focus starts before its first combo).
 			"yad": {tabs(3), tabs(5), tabs(2), {"Return"}, {"Escape"}},
-			// viewer: Deny always…; reason; rule viewer: « Back; viewer: Allow always…;
-			// rule viewer: Change…; grants, scope, workdir, lifetime lists; rule
-			// viewer: Deny once; reason: none.
-			"zenity": {tabs(2), {"Return"}, tabs(2), tabs(3), tabs(3), tabs(2), tabs(2), tabs(2), tabs(2), {"Escape"}, {"Escape"}},
+			// viewer: Read again; viewer: Deny always…; reason; rule viewer: « Back;
+			// viewer: Allow always…; rule viewer: Change…; grants, scope, workdir,
+			// lifetime lists; rule viewer: Deny once; reason: none.
+			"zenity": {{"Return"}, tabs(3), {"Return"}, tabs(2), tabs(4), tabs(3), tabs(2), tabs(2), tabs(2), tabs(2), {"Escape"}, {"Escape"}},
 		}},
 		{"huge", hugeRequest, map[string][][]string{
 			"yad":    {tabs(3), {"Escape"}},
-			"zenity": {tabs(3), tabs(3), tabs(2), tabs(2), {"Escape"}, {"Escape"}},
+			"zenity": {tabs(4), tabs(3), tabs(2), tabs(2), {"Escape"}, {"Escape"}},
 		}},
 	}
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
@@ -667,7 +688,7 @@ func TestDialogWithoutLocale(t *testing.T) {
 		if err != nil || !bytes.Contains(env, []byte("LC_ALL=C.UTF-8\x00")) {
 			t.Errorf("the dialog's environment %q (%v) names no UTF-8 locale", env, err)
 		}
-		v.keys(append(xTabs(4), "Return")...) // Allow once
+		v.keys(viewerKeys(prog, "Allow once")...)
 		if d := a.decision(); d["decision"] != "allow" || d["cause"] != "user" || d["frontend"] != prog {
 			t.Fatalf("want allow once by the user through %s; got %v", prog, d)
 		}

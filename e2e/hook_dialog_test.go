@@ -24,10 +24,14 @@ func TestHookDialog(t *testing.T) {
 func testHookDialog(t *testing.T, prog string, x *xDisplay, agent string, payload []byte) {
 	a := startAskperm(t, x, payload, dialogEnv(x, t.TempDir()), "hook", agent, "--frontend", prog, "--timeout", "60s")
 	v := a.waitDialog(prog, nil)
-	// Deny once: yad's default answer, zenity's Cancel.
+	// Deny once: yad's default answer, zenity's Cancel. In zenity's viewer
+	// Return is Read again: the request is shown again.
 	if prog == "yad" {
 		v.keys("ctrl+Return")
 	} else {
+		v.keys("Return")
+		v = a.waitDialog(prog, v)
+		v.checkArg("--ok-label=Read again")
 		v.keys("Escape")
 	}
 	a.waitDialog(prog, v).keys("Return") // the reason, left empty

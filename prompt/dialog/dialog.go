@@ -27,8 +27,10 @@
 //     "--display=..." and "--gtk-module=..." elements wherever they stand.
 //     No positional value is passed.
 //   - Enter never approves: 0 is what Enter and Ctrl+Enter give, and it
-//     means deny; every other answer has its own code or label. No label
-//     has an underscore, so no Alt key presses a button.
+//     allows nothing: yad's Deny once, zenity's OK, which in its request
+//     viewer decides nothing either (Read again); every other answer has
+//     its own code or label. No label has an underscore, so no Alt key
+//     presses a button.
 //   - An allow counts only once the person could have read it: an allow
 //     choice, or Save rule of an allow rule, that comes back sooner than
 //     prompt.Options.ArmDelay after the window appeared is refused, and
@@ -69,8 +71,9 @@
 //	yad      252                           prompt.ErrCancelled: Escape, or the window closed
 //	yad      70                            its own --timeout, set to askperm's deadline: once askperm's ctx
 //	                                       ended (waited for, at most dialogLate), ctx's error; else error
-//	zenity   0                             OK (Deny always… or Read again in the choice viewer, « Back in
-//	                                       the rule viewer, the deny in the reason entry, OK in a list)
+//	zenity   0                             OK, also Return in a viewer, even on its Cancel: Read again in the
+//	                                       choice viewer, « Back in the rule viewer, the deny in the
+//	                                       reason entry, OK in a list
 //	zenity   1 and one of our labels       that extra button
 //	zenity   1 and nothing on stdout       Cancel, Escape, or the window closed: Deny once in the viewers
 //	                                       (Cancel is named Deny once), no reason in the reason entry,

@@ -378,12 +378,14 @@ func TestDialogViewExits(t *testing.T) {
 		{"yad", "exit 20", want{err: errOther}}, // a rule-form id, not a choice
 		{"yad", stepNoDisplay, want{err: prompt.ErrUnavailable}},
 		{"yad", stepCancelledBySignal, want{err: prompt.ErrCancelled}},
-		{"zenity", "exit 0", want{choice: form.DenyAlways}}, // OK
-		{"zenity", "exit 1", want{choice: form.DenyOnce}},   // Cancel, named Deny once
+		{"zenity", "exit 0", want{choice: ""}},            // OK, named Read again: Return decides nothing
+		{"zenity", "exit 1", want{choice: form.DenyOnce}}, // Cancel, named Deny once
+		{"zenity", zenityPrints("Deny always…"), want{choice: form.DenyAlways}},
 		{"zenity", zenityPrints("Allow once"), want{choice: form.AllowOnce}},
 		{"zenity", zenityPrints("Allow for this session"), want{choice: form.AllowSession}},
 		{"zenity", zenityPrints("Allow always…"), want{choice: form.AllowAlways}},
-		{"zenity", zenityPrints("Deny always…"), want{err: errOther}}, // OK, not an extra button
+		{"zenity", zenityPrints("Deny once"), want{err: errOther}},  // Cancel, not an extra button
+		{"zenity", zenityPrints("Read again"), want{err: errOther}}, // OK, not an extra button
 		{"zenity", zenityPrints("Allow everything"), want{err: errOther}},
 		{"zenity", zenityPrints("Save rule"), want{err: errOther}},
 		{"zenity", "printf 'Allow once'; exit 1", want{err: errOther}},
@@ -452,16 +454,18 @@ func TestDialogZenityChoiceArgs(t *testing.T) {
 		t.Fatalf("Ask = %v, %v", a.Choice, err)
 	}
 	args := fd.argv(1)
-	if args[0] != "--text-info" || !slices.Contains(args, "--no-markup") || !slices.Contains(args, "--cancel-label=Deny once") || !slices.Contains(args, "--ok-label=Deny always…") {
+	if args[0] != "--text-info" || !slices.Contains(args, "--no-markup") || !slices.Contains(args, "--cancel-label=Deny once") || !slices.Contains(args, "--ok-label=Read again") {
 		t.Errorf("args %q", args)
 	}
+	// OK is what Return presses, also on Cancel: it decides nothing. Deny
+	// always… is an extra button, before the allows.
 	var extras []string
 	for _, a := range args {
 		if b, ok := strings.CutPrefix(a, "--extra-button="); ok {
 			extras = append(extras, b)
 		}
 	}
-	want := []string{"Allow always…", "Allow once", "Allow for this session"}
+	want := []string{"Deny always…", "Allow always…", "Allow once", "Allow for this session"}
 	if !slices.Equal(extras, want) {
 		t.Errorf("extra buttons %q, want %q", extras, want)
 	}
@@ -505,6 +509,50 @@ func TestDialogWalks(t *testing.T) {
 			}},
 		{name: "no reason", prog: "zenity", steps: []string{"exit 1", "exit 1"},
 			want: form.Answer{Choice: form.DenyOnce}},
+		{name: "Return reads again", prog: "zenity", steps: []string{"sleep 1.2; exit 0", "exit 0", "exit 1", "printf 'no\\n'"},
+			want: form.Answer{Choice: form.DenyOnce, Message: "no"},
+			check: func(t *testing.T, fd *dialogFake) {
+				deadline := regexp.MustCompile(`Answer by [0-9:]+ \([0-9a-z ]+ left\)`)
+				request := func(n int) string { doc, _ := fd.doc(n); return deadline.ReplaceAllString(doc, "Answer by T") }
+				timeout := func(n int) int {
+					for _, a := range fd.argv(n) {
+						if v, ok := strings.CutPrefix(a, "--timeout="); ok {
+							k, _ := strconv.Atoi(v)
+							return k
+						}
+					}
+					return -1
+				}
+				for n := 2; n <= 3; n++ {
+					args := fd.argv(n)
+					if args[0] != "--text-info" || !slices.Contains(args, "--ok-label=Read again") || !slices.Contains(args, "--extra-button=Deny always…") {
+						t.Errorf("viewer %d args %q", n, args)
+					}
+					if request(n) != request(1) || !strings.HasPrefix(request(n), "write_file (fs-default) wants to write") {
+						t.Errorf("viewer %d is not the request again:\n%s", n, request(n))
+					}
+				}
+				if first, again := timeout(1), timeout(2); first != 20 || again < 17 || again > 19 {
+					t.Errorf("timeouts %d then %d, want 20 then the time left", first, again)
+				}
+				if args := fd.argv(4); args[0] != "--entry" || !slices.Contains(args, "--ok-label=Deny once") {
+					t.Errorf("reason args %q", args)
+				}
+			}},
+		{name: "deny always, an extra button", prog: "zenity",
+			steps: []string{zenityPrints("Deny always…"), "printf 'never\\n'", "exit 0", "exit 0", zenityPrints("Deny always…"), "printf 'never\\n'", zenityPrints("Save rule")},
+			want:  form.Answer{Choice: form.DenyAlways, Message: "never", Grants: []string{"fs.write", "fs.create"}, Scopes: map[string]string{"path": "/home/a/p/report.md"}, WorkdirScope: decision.WorkdirSelected, Lifetime: decision.LifetimeIndefinite},
+			check: func(t *testing.T, fd *dialogFake) {
+				if args := fd.argv(2); args[0] != "--entry" || !slices.Contains(args, "--ok-label=Deny always…") {
+					t.Errorf("reason args %q", args)
+				}
+				if args := fd.argv(3); !slices.Contains(args, "--ok-label=« Back") || !slices.Contains(args, "--extra-button=Save rule") {
+					t.Errorf("rule viewer args %q", args)
+				}
+				if args := fd.argv(4); args[0] != "--text-info" || !slices.Contains(args, "--ok-label=Read again") {
+					t.Errorf("after « Back, args %q; want the request again", args)
+				}
+			}},
 		{name: "reason escaped", prog: "yad", steps: []string{"exit 0", "exit 252"}},
 		{name: "allow always, defaults", prog: "yad", steps: []string{"exit 14", yadForm(22, defaults...)},
 			want: wantDefault,
@@ -781,7 +829,10 @@ func TestDialogArming(t *testing.T) {
 		{name: "deny once", prog: "yad", steps: []string{"exit 0", "printf '\\n'"}, want: form.DenyOnce},
 		{name: "deny once", prog: "zenity", steps: []string{"exit 1", "printf '\\n'"}, want: form.DenyOnce},
 		{name: "deny always", prog: "yad", steps: []string{"exit 16", "printf '\\n'", yadForm(22, "1", "1", "1")}, want: form.DenyAlways},
-		{name: "deny always", prog: "zenity", steps: []string{"exit 0", "printf '\\n'", zenityPrints("Save rule")}, want: form.DenyAlways},
+		{name: "deny always", prog: "zenity", steps: []string{zenityPrints("Deny always…"), "printf '\\n'", zenityPrints("Save rule")}, want: form.DenyAlways},
+		{name: "read again, then allow once", prog: "zenity",
+			steps: []string{"exit 0", zenityPrints("Allow once"), dialogSlow(zenityPrints("Allow once"))},
+			want:  form.AllowOnce, noted: 3, allow: "Allow once"},
 	} {
 		t.Run(tc.prog+"/"+tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -970,7 +1021,7 @@ var dialogEvil = []string{
 // viewer, the reason (yad: via deny always), the rule dialogs.
 var dialogTraverse = map[string][]string{
 	"yad": {"exit 16", "printf 'x\\n'", yadForm(20, "1", "1", "1"), "exit 14", "exit 0", "printf 'x\\n'"},
-	"zenity": {"exit 0", "printf 'x\\n'", "exit 0", zenityPrints("Allow always…"),
+	"zenity": {"exit 0", zenityPrints("Deny always…"), "printf 'x\\n'", "exit 0", zenityPrints("Allow always…"),
 		zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 0", "exit 1", "exit 1"},
 }
 
@@ -1058,7 +1109,7 @@ func dialogHuge() *decision.Request {
 func TestDialogHugeRequest(t *testing.T) {
 	traverse := map[string][]string{
 		"yad": {"exit 16", "printf 'x\\n'", yadForm(20, "1", "1"), "exit 14", "exit 0", "printf 'x\\n'"},
-		"zenity": {"exit 0", "printf 'x\\n'", "exit 0", zenityPrints("Allow always…"),
+		"zenity": {zenityPrints("Deny always…"), "printf 'x\\n'", "exit 0", zenityPrints("Allow always…"),
 			zenityPrints("Change…"), "exit 0", "exit 0", "exit 0", "exit 1", "exit 1"},
 	}
 	for _, prog := range []string{"yad", "zenity"} {

@@ -22,9 +22,14 @@ import (
 //
 // A viewer has a Cancel button that no option removes (an empty label
 // leaves an empty button): it is named Deny once, and is Deny once, as are
-// Escape and closing the window. OK, which Enter presses, is Deny always…
-// when offered, else Read again (the request is shown again), and « Back
-// in the rule viewer: never an allow, never a second Deny once.
+// Escape and closing the window. Return and keypad Enter press its OK
+// anywhere in the window but on an extra button, on Cancel too, and
+// Ctrl+Return everywhere (zenity 3.44, measured): so OK decides nothing.
+// It is Read again in the request viewer (the request is shown again) and
+// « Back in the rule viewer; every choice but Deny once is an extra
+// button, in the order of the choices: Deny once, Read again, Deny
+// always…, the allows. A Change… list's OK (Return on a row) only picks
+// rows for the rule shown next; Return on its Cancel is Cancel (« Rule).
 type zenity struct{ d *walk }
 
 // zenityExitCancel is zenity's status for Cancel, Escape, the window
@@ -40,7 +45,7 @@ const (
 
 // Labels of zenity's buttons, askperm's own words.
 const (
-	// zenityReadAgain is OK in a choice viewer without Deny always….
+	// zenityReadAgain is OK in the request viewer: shows it again.
 	zenityReadAgain = "Read again"
 	// zenityNoReason is Cancel in the reason entry: deny without a reason.
 	zenityNoReason = "No reason"
@@ -109,30 +114,25 @@ func (z zenity) show(ctx context.Context, text, width, height, ok string, extras
 	return b, e, err
 }
 
+// view shows the request: Cancel is Deny once, OK (Return) Read again,
+// and every other choice, Deny always… among them, an extra button.
 func (z zenity) view(ctx context.Context, text string, choices []form.Choice) (form.Choice, dialogExit, error) {
-	ok := zenityReadAgain
 	var others []form.Choice
 	var labels []string
 	for _, c := range choices {
-		switch c {
-		case form.DenyOnce:
-		case form.DenyAlways:
-			ok = form.ChoiceLabel(c)
-		default:
+		if c != form.DenyOnce {
 			others = append(others, c)
 			labels = append(labels, form.ChoiceLabel(c))
 		}
 	}
-	b, e, err := z.show(ctx, text, dialogWidth, dialogHeight, ok, labels...)
+	b, e, err := z.show(ctx, text, dialogWidth, dialogHeight, zenityReadAgain, labels...)
 	switch {
 	case err != nil:
 		return "", e, err
 	case b == zenityCancel:
 		return form.DenyOnce, e, nil
-	case b == zenityOK && ok == zenityReadAgain:
-		return "", e, nil
 	case b == zenityOK:
-		return form.DenyAlways, e, nil
+		return "", e, nil
 	}
 	return others[slices.Index(labels, b)], e, nil
 }
@@ -158,7 +158,7 @@ func (z zenity) reason(ctx context.Context, c form.Choice, before string) (strin
 }
 
 // AskRule shows the rule, sized to its text, until it is saved, left by
-// « Back (also Enter) or given up by Deny once (also Escape).
+// « Back (OK, also Return) or given up by Deny once (also Escape).
 func (z zenity) AskRule(ctx context.Context, f *form.Form, a *form.Answer) (bool, error) {
 	note := ""
 	for {
