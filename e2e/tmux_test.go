@@ -217,7 +217,7 @@ func TestTUILayoutInTmux(t *testing.T) {
 			for range 3 {
 				req, facts := tmuxHostileRequest(t, rng, size[0])
 				p := startTmux(t, size[0], size[1], req, "tui")
-				first := p.waitRows("the prompt", func(rows []string) bool { return slices.Contains(rows, "┃ > Deny once") })
+				first := p.waitRows("the prompt", func(rows []string) bool { return slices.Contains(rows, "┃ > Deny once (n)") })
 				at := tmuxFactRows(t, first, facts)
 				time.Sleep(tuiArmWait)
 				for rows := first; ; {

@@ -83,6 +83,7 @@ func tuiChoose(s *ptySession, label string) {
 		tuiKey(s, tuiUp, "> ")
 	}
 	s.waitForCount("> "+label, n+1)
+	time.Sleep(tuiArmWait) // Enter confirms an allow only after a pause
 }
 
 // Keys.
@@ -135,6 +136,7 @@ func TestTUIAllowAlwaysNarrowed(t *testing.T) {
 	tuiKey(s, tuiDown, "> for 15 minutes")
 	tuiKey(s, tuiEnter, "┃ Allow always… with the rule above?")
 	s.waitFor("for 15 minutes")
+	time.Sleep(tuiArmWait) // Save rule of an allow counts only after a pause
 	s.send(tuiEnter)
 	d := tuiDecision(t, s, 0)
 	if d["decision"] != "allow" || d["persist"] != "always" || d["cause"] != "user" || d["frontend"] != "tui" ||
@@ -473,25 +475,32 @@ func TestCallerGoneEndsThePrompt(t *testing.T) {
 	}
 }
 
-// tuiLargeRequest is write-file.json with a thousand scopes whose labels
-// come near the protocol's 4096 bytes.
-func tuiLargeRequest(t *testing.T) []byte {
+// tuiRequest is write-file.json as change leaves it.
+func tuiRequest(t *testing.T, change func(req map[string]any)) []byte {
 	t.Helper()
 	var req map[string]any
 	if err := json.Unmarshal(readFile(t, "requests/write-file.json"), &req); err != nil {
 		t.Fatal(err)
 	}
-	scopes := make([]any, 1000)
-	for i := range scopes {
-		scopes[i] = map[string]any{"label": fmt.Sprintf("scope %04d %s", i, strings.Repeat("long label ", 370)),
-			"match": fmt.Sprintf("/home/a/p/%04d/", i), "kind": "prefix"}
-	}
-	req["dimensions"].([]any)[0].(map[string]any)["scopes"] = scopes
+	change(req)
 	b, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// tuiLargeRequest is write-file.json with a thousand scopes whose labels
+// come near the protocol's 4096 bytes.
+func tuiLargeRequest(t *testing.T) []byte {
+	return tuiRequest(t, func(req map[string]any) {
+		scopes := make([]any, 1000)
+		for i := range scopes {
+			scopes[i] = map[string]any{"label": fmt.Sprintf("scope %04d %s", i, strings.Repeat("long label ", 370)),
+				"match": fmt.Sprintf("/home/a/p/%04d/", i), "kind": "prefix"}
+		}
+		req["dimensions"].([]any)[0].(map[string]any)["scopes"] = scopes
+	})
 }
 
 // TestTUIEarlyKeysDiscarded: keys that arrive before a stage's question
@@ -518,23 +527,26 @@ func TestTUIEarlyKeysDiscarded(t *testing.T) {
 }
 
 // TestTUITypingForAnotherProgram: only askperm's keys act. A line typed
-// for another program, Enter included, at most opens the denial reason on
-// Deny once; typed again it becomes that reason. Nothing else of it acts:
-// no letter jumps to an option, no "/" filters the list.
+// for another program, Enter included, typed twice, is typing: it leaves
+// the choice on Deny once, its Enter discarded, and decides nothing. No
+// letter jumps to an option, no "/" filters the list.
 func TestTUITypingForAnotherProgram(t *testing.T) {
 	var printable strings.Builder
 	for c := byte(0x20); c < 0x7f; c++ {
 		printable.WriteByte(c)
 	}
-	for _, line := range []string{"git status", "/allow o", "g", "G", "jjjj", "kkk", printable.String()} {
+	for _, line := range []string{"git status", "/allow o", "g", "G", "jjjj", "kkk", "yes", printable.String()} {
 		t.Run(line, func(t *testing.T) {
 			s := startTUI(t, "write-file.json")
 			tuiShown(s, "Your decision", 1)
 			s.send(line + tuiEnter + line + tuiEnter)
+			time.Sleep(tuiArmWait)
+			tuiKey(s, tuiEnter, "Denial reason (optional)") // the focus is on Deny once
+			s.send(tuiEnter)
 			d := tuiDecision(t, s, 0)
 			wantDeny(t, d, "user", "tui")
-			if d["message"] != line {
-				t.Fatalf("message %q, want the second line typed", d["message"])
+			if _, ok := d["message"]; ok {
+				t.Fatalf("message %q: a line typed became the reason", d["message"])
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -37,8 +38,10 @@ func (Frontend) Name() decision.Frontend { return decision.FrontendTUI }
 
 // Ask walks the form in the full-screen UI. It reports itself unavailable
 // when the terminal cannot hold one: TERM empty or dumb, no terminal, or a
-// terminal that reports no size.
-func (t Frontend) Ask(ctx context.Context, f *form.Form) (a form.Answer, err error) {
+// terminal that reports no size. Once the prompt has been up, whatever
+// ended it, the terminal is given back as it was and then told in one
+// line what was decided (prompt.ClosingLine).
+func (t Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	if tt := t.o.Env("TERM"); tt == "" || tt == "dumb" {
 		return form.Answer{}, fmt.Errorf("TERM is empty or dumb, no full-screen UI: %w", prompt.ErrUnavailable)
 	}
@@ -55,9 +58,20 @@ func (t Frontend) Ask(ctx context.Context, f *form.Form) (a form.Answer, err err
 	case w <= 0 || h <= 0:
 		return form.Answer{}, fmt.Errorf("%s: the terminal reports its size as %dx%d: %w", term.Name(), w, h, prompt.ErrUnavailable)
 	}
+	a, shown, err := t.walk(ctx, f, term)
+	if shown {
+		_, _ = io.WriteString(term, prompt.ClosingLine(f, a, err))
+	}
+	return a, err
+}
+
+// walk asks f on term in raw mode, and restores term's state before it
+// returns. shown reports whether the prompt was put up.
+func (t Frontend) walk(ctx context.Context, f *form.Form, term *os.File) (a form.Answer, shown bool, err error) {
+	fd := int(term.Fd())
 	saved, err := xterm.GetState(fd)
 	if err != nil {
-		return form.Answer{}, fmt.Errorf("terminal state: %w", err)
+		return form.Answer{}, false, fmt.Errorf("terminal state: %w", err)
 	}
 	defer func() {
 		if rerr := xterm.Restore(fd, saved); rerr != nil && err == nil {
@@ -66,17 +80,21 @@ func (t Frontend) Ask(ctx context.Context, f *form.Form) (a form.Answer, err err
 	}()
 	_ = tty.Flush(term) // typeahead never answers
 	if _, err := xterm.MakeRaw(fd); err != nil {
-		return form.Answer{}, fmt.Errorf("terminal raw mode: %w", err)
+		return form.Answer{}, false, fmt.Errorf("terminal raw mode: %w", err)
 	}
 	keys, err := readKeys(term, time.Now)
 	if err != nil {
-		return form.Answer{}, err
+		return form.Answer{}, false, err
 	}
 	defer keys.stop()
+	if t.o.Bell {
+		_, _ = io.WriteString(term, "\a")
+	}
 	deadline, _ := ctx.Deadline()
 	st := newStyles(term, t.o.Getenv)
 	s := &tuiSession{term: term, keys: keys, styles: st, armDelay: t.o.ArmDelay, deadline: deadline}
-	return form.Walk(ctx, f, s)
+	a, err = form.Walk(ctx, f, s)
+	return a, true, err
 }
 
 // tuiSession asks the stages of one form on one terminal, in raw mode for
@@ -115,7 +133,7 @@ func (t *tuiSession) run(ctx context.Context, f *form.Form, st stage) (err error
 	gate := newArmGate(t.armDelay, time.Now)
 	in := t.keys.attach(gate)
 	defer t.keys.detach(in)
-	cfg := screenConfig{styles: t.styles, deadline: t.deadline, now: time.Now, gate: gate}
+	cfg := screenConfig{styles: t.styles, deadline: t.deadline, now: time.Now, gate: gate, input: in}
 	if w, h, err := xterm.GetSize(int(t.term.Fd())); err == nil {
 		cfg.width, cfg.height = w, h
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -23,16 +24,36 @@ import (
 // key map binds only the arrows besides, so that even a key passed by
 // mistake could not jump, filter or confirm.
 type choiceStage struct {
-	st      tuiStyles
-	f       *form.Form
-	a       *form.Answer
-	choices []form.Choice
-	choice  form.Choice // the Select's value: the choice under its cursor
-	reason  string      // the Input's value
-	pick    huh.Field   // the Select of choices
-	text    huh.Field   // the Input of the reason
-	typing  bool        // the reason has the focus
-	err     string
+	st            tuiStyles
+	f             *form.Form
+	a             *form.Answer
+	choices       []form.Choice
+	choice        form.Choice // the Select's value: the choice under its cursor
+	reason        string      // the Input's value
+	pick          huh.Field   // the Select of choices
+	text          huh.Field   // the Input of the reason
+	reasonFocused bool        // the reason has the focus
+	err           string
+	changed       time.Time // when the focus last moved to another choice
+}
+
+// choiceKeys are the letters that choose, as in the line prompt.
+var choiceKeys = map[rune]form.Choice{
+	'y': form.AllowOnce,
+	's': form.AllowSession,
+	'a': form.AllowAlways,
+	'n': form.DenyOnce,
+	'd': form.DenyAlways,
+}
+
+// choiceKey is the letter that chooses c.
+func choiceKey(c form.Choice) rune {
+	for r, ch := range choiceKeys {
+		if ch == c {
+			return r
+		}
+	}
+	return 0
 }
 
 // selectKeys is the Select's key map: Up and Down move, nothing else acts.
@@ -48,7 +69,7 @@ func newChoiceStage(st tuiStyles, f *form.Form, a *form.Answer) *choiceStage {
 	}
 	opts := make([]huh.Option[form.Choice], len(c.choices))
 	for i, ch := range c.choices {
-		opts[i] = huh.NewOption(form.ChoiceLabel(ch), ch)
+		opts[i] = huh.NewOption(form.ChoiceLabel(ch)+" ("+string(choiceKey(ch))+")", ch)
 	}
 	// The theme comes first: a field without one draws with huh's default
 	// theme, on lipgloss's default renderer.
@@ -66,34 +87,77 @@ func newChoiceStage(st tuiStyles, f *form.Form, a *form.Answer) *choiceStage {
 	return c
 }
 
-func (c *choiceStage) key(k tea.KeyMsg) bool {
+func (c *choiceStage) key(p press) verdict {
 	c.err = ""
-	if c.typing {
-		return c.typeKey(k)
-	}
-	switch k.Type {
-	case tea.KeyUp, tea.KeyDown:
-		c.move(k)
-	case tea.KeyEnter:
-		if c.choice.IsAllow() {
-			return c.answer(c.a.Message)
+	k := p.KeyMsg
+	if c.reasonFocused {
+		if c.typeKey(k) {
+			return keyDone
 		}
+		return keyActed
+	}
+	last := len(c.choices) - 1
+	switch ch, ok := choiceKeys[letter(k)]; {
+	case k.Type == tea.KeyUp || k.Type == tea.KeyDown:
+		c.moveTo(slices.Index(c.choices, c.choice)+arrow(k), p)
+	case k.Type == tea.KeyHome:
+		c.moveTo(0, p)
+	case k.Type == tea.KeyEnd:
+		c.moveTo(last, p)
+	case k.Type == tea.KeyEnter && c.choice.IsAllow():
+		if p.soon(c.changed) {
+			c.err = enterTooSoon
+			return keyIgnored
+		}
+		if c.answer(c.a.Message) {
+			return keyDone
+		}
+	case k.Type == tea.KeyEnter:
 		c.focusReason(true)
-	case tea.KeyTab: // on to the reason; never confirms an allow
+	case k.Type == tea.KeyTab: // on to the reason; never confirms an allow
 		if !c.choice.IsAllow() {
 			c.focusReason(true)
 		}
+	case ok && p.calm && slices.Contains(c.choices, ch):
+		c.moveTo(slices.Index(c.choices, ch), p)
+	case printable(k):
+		c.reset()
+		c.err = typingIgnored + "; the choice is back on Deny once"
+		return keyIgnored
 	}
-	return false
+	return keyActed
 }
 
-// move passes an arrow to the Select unless it would wrap around, as
-// huh's Select does from the last option to the first and back.
-func (c *choiceStage) move(k tea.KeyMsg) {
-	if i := slices.Index(c.choices, c.choice) + arrow(k); 0 <= i && i < len(c.choices) {
-		c.pick.Update(tea.KeyMsg{Type: k.Type})
+// moveTo moves the Select's cursor to choice i, one arrow at a time (the
+// Select moves only so), unless i is past either end: the list does not
+// wrap around.
+func (c *choiceStage) moveTo(i int, p press) {
+	from := slices.Index(c.choices, c.choice)
+	if i < 0 || i >= len(c.choices) || i == from {
+		return
 	}
+	k := tea.KeyMsg{Type: tea.KeyDown}
+	if i < from {
+		k.Type = tea.KeyUp
+	}
+	for range len(c.choices) {
+		if slices.Index(c.choices, c.choice) == i {
+			break
+		}
+		c.pick.Update(k)
+	}
+	c.changed = p.at
 }
+
+// reset puts the focus back on Deny once: typing went on.
+func (c *choiceStage) reset() {
+	if c.reasonFocused {
+		return // the choice is a deny already
+	}
+	c.moveTo(slices.Index(c.choices, form.DenyOnce), press{})
+}
+
+func (c *choiceStage) typing() bool { return c.reasonFocused }
 
 func (c *choiceStage) typeKey(k tea.KeyMsg) bool {
 	switch k.Type {
@@ -101,7 +165,7 @@ func (c *choiceStage) typeKey(k tea.KeyMsg) bool {
 		if text := typed(k); len(text) > 0 {
 			c.text.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: text, Paste: true})
 		}
-	case tea.KeyBackspace, tea.KeyLeft, tea.KeyRight:
+	case tea.KeyBackspace, tea.KeyLeft, tea.KeyRight, tea.KeyHome, tea.KeyEnd:
 		c.text.Update(tea.KeyMsg{Type: k.Type})
 	case tea.KeyShiftTab:
 		c.focusReason(false)
@@ -131,7 +195,7 @@ func typed(k tea.KeyMsg) []rune {
 }
 
 func (c *choiceStage) focusReason(on bool) {
-	c.typing = on
+	c.reasonFocused = on
 	if on {
 		c.pick.Blur()
 		c.text.Focus()
@@ -156,7 +220,7 @@ func (c *choiceStage) answer(message string) bool {
 func (c *choiceStage) note(int) []string { return nil }
 
 func (c *choiceStage) view(width, _ int) []string {
-	if !c.typing {
+	if !c.reasonFocused {
 		return c.show(c.pick, width)
 	}
 	lines := hanging("  Chosen: "+form.ChoiceLabel(c.choice), width)
@@ -180,8 +244,8 @@ func (c *choiceStage) minRows(width int) int { return len(c.view(width, 0)) }
 func (c *choiceStage) problem() string { return c.err }
 
 func (c *choiceStage) legend() string {
-	if c.typing {
+	if c.reasonFocused {
 		return "type a reason · enter: confirm · shift+tab: back · esc: cancel"
 	}
-	return "up/down: choose · enter: confirm · esc: cancel"
+	return "up/down home/end or the letter: choose · enter: confirm · pgup/pgdn: scroll · v: words in full · esc: cancel"
 }

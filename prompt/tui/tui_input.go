@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/muesli/cancelreader"
 )
@@ -22,9 +23,27 @@ import (
 // keys typed while the person could not yet have read the question are
 // lost whatever the program is doing, and input counts only once the
 // person has paused. Ctrl-C alone passes: it cancels, which denies.
+//
+// Every chunk that counts reaches the stage's program behind a mark
+// (chunkMark), and the screen takes the chunk's arrival time and whether
+// it came alone (calm) from the input as it meets each mark: the screen
+// judges every key by when it arrived, not when it is handled. A chunk is
+// calm when it holds one key and arrived the arming delay after the chunk
+// before it; anything else is a burst, as typing is.
 
 // ctrlC is the byte Ctrl-C sends in raw mode.
 const ctrlC = 0x03
+
+// chunkMark starts every chunk a stage's program reads. It is Ctrl-\,
+// which bubbletea reads as a key of its own; the same byte typed is
+// removed from the input, so that only askperm's marks are marks.
+const chunkMark = 0x1c
+
+// chunk is what the screen learns of the input behind one mark.
+type chunk struct {
+	at   time.Time // when it arrived
+	calm bool      // one key, the arming delay after the chunk before
+}
 
 // errHungUp means the terminal went away (its other side closed).
 var errHungUp = errors.New("the terminal hung up")
@@ -121,13 +140,16 @@ func (k *keySource) stop() {
 }
 
 // stageInput is what one stage's program reads: the chunks its gate
-// admitted, in order.
+// admitted, in order, each behind a mark, and what the screen learns of
+// each at its mark.
 type stageInput struct {
-	gate *armGate
-	mu   sync.Mutex
-	more *sync.Cond
-	buf  []byte
-	err  error
+	gate   *armGate
+	mu     sync.Mutex
+	more   *sync.Cond
+	buf    []byte
+	chunks []chunk   // of the marks not yet taken, in order
+	prevAt time.Time // arrival of the last chunk offered
+	err    error
 }
 
 func newStageInput(gate *armGate) *stageInput {
@@ -138,18 +160,62 @@ func newStageInput(gate *armGate) *stageInput {
 
 // offer judges a chunk that arrived at at.
 func (in *stageInput) offer(b []byte, at time.Time) {
+	b = bytes.ReplaceAll(b, []byte{chunkMark}, nil)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	calm := keyCount(b) == 1 && (in.prevAt.IsZero() || at.Sub(in.prevAt) >= in.gate.delay)
+	in.prevAt = at
 	if !in.gate.admit(at) {
 		if bytes.IndexByte(b, ctrlC) < 0 {
 			return
 		}
-		b = []byte{ctrlC}
+		b, calm = []byte{ctrlC}, false
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.err == nil {
-		in.buf = append(in.buf, b...)
+	if in.err == nil && len(b) > 0 {
+		in.chunks = append(in.chunks, chunk{at: at, calm: calm})
+		in.buf = append(append(in.buf, chunkMark), b...)
 		in.more.Signal()
 	}
+}
+
+// take returns what is known of the chunk behind the next mark; ok is
+// false when no mark is left.
+func (in *stageInput) take() (c chunk, ok bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.chunks) == 0 {
+		return chunk{}, false
+	}
+	c, in.chunks = in.chunks[0], in.chunks[1:]
+	return c, true
+}
+
+// keyCount is how many keys b holds, as a terminal sends them: an escape
+// sequence (CSI, SS3) or Alt with a character is one key, every other
+// character one; a bracketed paste is many.
+func keyCount(b []byte) int {
+	n := 0
+	for i := 0; i < len(b); n++ {
+		if b[i] != 0x1b || i+1 == len(b) {
+			_, w := utf8.DecodeRune(b[i:])
+			i += w
+			continue
+		}
+		switch b[i+1] {
+		case '[':
+			j := i + 2
+			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+		case 'O':
+			i += 3
+		default:
+			_, w := utf8.DecodeRune(b[i+1:])
+			i += 1 + w
+		}
+	}
+	return n
 }
 
 func (in *stageInput) close(err error) {
@@ -231,6 +297,27 @@ func (g *armGate) admit(at time.Time) bool {
 		return false
 	}
 	return true
+}
+
+// drop records input that arrived at at and was judged typing, not an
+// answer, after the gate admitted it: input counts again only once typing
+// has paused for the delay.
+func (g *armGate) drop(at time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if at.After(g.lastDrop) {
+		g.lastDrop = at
+	}
+}
+
+// rearm takes the question off the terminal, as far as the gate knows:
+// the screen has changed what it shows (the viewer opened or closed), and
+// input counts only once the next frame has been on the terminal for the
+// delay.
+func (g *armGate) rearm() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.want, g.wantSince, g.shown = false, g.now(), time.Time{}
 }
 
 // armedAt is when input will count if none arrives before; ok is false

@@ -6,9 +6,9 @@ import (
 )
 
 // optionList is one question drawn as a list of options with the cursor
-// on one. It moves only with the arrows and never wraps around: Up on the
-// first option and Down on the last do nothing. It has no other keys: no
-// type-to-filter, no jumps. Only the options around the cursor are wrapped
+// on one. It moves with the arrows, Home, End, PgUp and PgDn and never
+// wraps around: Up on the first option and Down on the last do nothing.
+// It has no other keys: no type-to-filter, no jumps by letter. Only the options around the cursor are wrapped
 // and drawn, so a list of a thousand long options costs what a short one
 // does.
 type optionList struct {
@@ -20,6 +20,7 @@ type optionList struct {
 	whole  bool   // all options always drawn, never scrolled
 	cursor int
 	top    int // first option drawn while not all fit
+	shown  int // options the last view drew
 
 	wrapWidth int
 	wrapped   map[int][]string // an option's text lines at wrapWidth
@@ -37,6 +38,9 @@ const (
 func (l *optionList) move(delta int) {
 	l.cursor = min(max(l.cursor+delta, 0), len(l.labels)-1)
 }
+
+// page is how far PgUp and PgDn move: the options the last view drew.
+func (l *optionList) page() int { return max(1, l.shown) }
 
 func (l *optionList) toggle() { l.on[l.cursor] = !l.on[l.cursor] }
 
@@ -98,9 +102,11 @@ func (l *optionList) view(width, rows int) []string {
 	}
 	avail := rows - len(out)
 	if l.whole || l.fits(width, avail) {
+		l.shown = len(l.labels)
 		return append(out, l.optionLines(0, len(l.labels)-1, width)...)
 	}
 	first, last := l.window(width, avail-2)
+	l.shown = last - first + 1
 	out = append(out, st.border+st.faint.Render(more(first, "above")))
 	out = append(out, l.optionLines(first, last, width)...)
 	return append(out, st.border+st.faint.Render(more(len(l.labels)-1-last, "below")))

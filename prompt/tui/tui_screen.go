@@ -32,6 +32,7 @@ type screenConfig struct {
 	deadline      time.Time // zero: no countdown
 	now           func() time.Time
 	gate          *armGate
+	input         *stageInput // what the chunk marks stand for; nil in tests
 	width, height int
 }
 
@@ -72,6 +73,13 @@ type tuiScreen struct {
 	needRows      int // rows the prompt needs, when small
 	armGen        int // the arming check that counts
 	end           tuiEnd
+
+	view    *viewer // the agent's words in full; nil until first opened
+	viewing bool    // the viewer is on screen
+
+	chunk   chunk // what is known of the chunk the next key came in
+	inChunk int   // keys of it handled so far
+	marked  bool  // a chunk mark was met
 }
 
 func newTUIScreen(f *form.Form, st stage, cfg screenConfig) *tuiScreen {
@@ -121,6 +129,8 @@ func (s *tuiScreen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen == s.armGen {
 			return s, s.checkArming()
 		}
+	case chunkMsg:
+		s.newChunk(chunk(msg))
 	case tea.KeyMsg:
 		return s, s.key(msg)
 	}
@@ -132,25 +142,125 @@ var stageKeys = map[tea.KeyType]bool{
 	tea.KeyUp: true, tea.KeyDown: true, tea.KeyEnter: true, tea.KeyTab: true, tea.KeyShiftTab: true,
 	tea.KeySpace: true, tea.KeyBackspace: true, tea.KeyRunes: true,
 	tea.KeyLeft: true, tea.KeyRight: true, // the cursor in the denial reason
+	tea.KeyHome: true, tea.KeyEnd: true,
 }
 
-// key acts on askperm's keys and drops every other: Ctrl-C and Esc cancel,
-// PgUp and PgDn scroll the agent's words, the stage gets its own keys
-// while it is drawn. No key with Alt acts.
+// paneKeys scroll the agent's words in either stage; in stage choice
+// PgUp and PgDn do too, while in stage rule they page through its lists.
+var paneKeys = map[tea.KeyType]bool{
+	tea.KeyCtrlPgUp: true, tea.KeyCtrlPgDown: true, tea.KeyCtrlHome: true, tea.KeyCtrlEnd: true,
+}
+
+// viewKey opens the viewer.
+const viewKey = 'v'
+
+// key acts on askperm's keys and drops every other: Ctrl-C and Esc cancel
+// (Esc closes the viewer), chunk marks say where the next keys came from,
+// keys of typing are discarded, the viewer and the pane scroll, the stage
+// gets its own keys while it is drawn. No key with Alt acts.
 func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
+	if mark, alt := markKey(k); mark {
+		s.takeMarks(1)
+		if alt { // an Esc right before the mark
+			return s.key(tea.KeyMsg{Type: tea.KeyEsc})
+		}
+		return nil
+	}
+	if n := strings.Count(string(k.Runes), string(rune(chunkMark))); k.Paste && n > 0 {
+		// Marks of chunks that came while a bracketed paste went on.
+		if s.cfg.input != nil {
+			s.takeMarks(n)
+		}
+		k.Runes = []rune(strings.ReplaceAll(string(k.Runes), string(rune(chunkMark)), ""))
+	}
+	p := s.pressOf(k)
 	switch {
 	case k.Alt:
-	case k.Type == tea.KeyCtrlC || k.Type == tea.KeyEsc:
+	case k.Type == tea.KeyCtrlC:
 		return s.finish(tuiCancelled)
-	case k.Type == tea.KeyPgUp:
-		s.paneTop -= s.paneRows
-	case k.Type == tea.KeyPgDown:
-		s.paneTop += s.paneRows
-	case s.small || !stageKeys[k.Type]:
-	case s.st.key(k):
-		return s.finish(tuiDone)
+	case k.Type == tea.KeyEsc && s.viewing:
+		return s.showViewer(false)
+	case k.Type == tea.KeyEsc:
+		return s.finish(tuiCancelled)
+	case s.small || s.typing(p.at):
+	case s.viewing:
+		return s.viewerKey(p)
+	case paneKeys[k.Type] || s.pageKeysScrollPane() && (k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown):
+		s.scrollPane(k.Type)
+	case letter(k) == viewKey && p.calm && len(s.words) > 0 && !s.st.typing():
+		return s.showViewer(true)
+	case stageKeys[k.Type] || k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown:
+		switch s.st.key(p) {
+		case keyDone:
+			return s.finish(tuiDone)
+		case keyIgnored:
+			s.cfg.gate.drop(p.at)
+			return s.checkArming()
+		}
 	}
 	return nil
+}
+
+// pageKeysScrollPane reports whether PgUp and PgDn scroll the pane: in
+// stage choice, whose list is short, they do; stage rule's lists take
+// them.
+func (s *tuiScreen) pageKeysScrollPane() bool {
+	_, rule := s.st.(*ruleStage)
+	return !rule
+}
+
+// scrollPane moves the agent's words a page, or to either end.
+func (s *tuiScreen) scrollPane(t tea.KeyType) {
+	switch t {
+	case tea.KeyPgUp, tea.KeyCtrlPgUp:
+		s.paneTop -= s.paneRows
+	case tea.KeyPgDown, tea.KeyCtrlPgDown:
+		s.paneTop += s.paneRows
+	case tea.KeyCtrlHome:
+		s.paneTop = 0
+	case tea.KeyCtrlEnd:
+		s.paneTop = len(s.words)
+	}
+}
+
+// viewerKey scrolls the viewer, or closes it. A printable key that is
+// none of the viewer's is typing: the stage goes back to its safe answer.
+func (s *tuiScreen) viewerKey(p press) tea.Cmd {
+	v := s.view
+	switch {
+	case p.Type == tea.KeyUp:
+		v.down(-1)
+	case p.Type == tea.KeyDown:
+		v.down(1)
+	case p.Type == tea.KeyPgUp:
+		v.down(-max(1, v.shown-1))
+	case p.Type == tea.KeyPgDown:
+		v.down(max(1, v.shown-1))
+	case p.Type == tea.KeyHome:
+		v.home()
+	case p.Type == tea.KeyEnd:
+		v.end()
+	case letter(p.KeyMsg) == 'q':
+		return s.showViewer(false)
+	case printable(p.KeyMsg):
+		s.st.reset()
+		s.cfg.gate.drop(p.at)
+		return s.checkArming()
+	}
+	return nil
+}
+
+// showViewer opens or closes the viewer. Either way the screen now shows
+// something else: input counts again only once it has been on the
+// terminal for the arming delay, and keys that arrived before are
+// discarded.
+func (s *tuiScreen) showViewer(on bool) tea.Cmd {
+	if on && s.view == nil {
+		s.view = newViewer(s.cfg.styles, s.req)
+	}
+	s.viewing = on
+	s.cfg.gate.rearm()
+	return s.checkArming()
 }
 
 func (s *tuiScreen) finish(e tuiEnd) tea.Cmd {
@@ -179,6 +289,9 @@ func (s *tuiScreen) frame() (string, bool) {
 		s.needRows = s.rowsAt(max(s.width, tuiMinWidth))
 		return s.smallView(), false
 	}
+	if s.viewing {
+		return s.viewerFrame(), true
+	}
 	top, status := s.fixed(s.width)
 	paneMin := s.paneMin()
 	question := s.st.view(s.width, s.height-len(top)-paneMin-len(status))
@@ -197,6 +310,19 @@ func (s *tuiScreen) fixed(width int) (top, status []string) {
 	}
 	top = append(s.header(width), s.facts...)
 	return append(top, s.st.note(width)...), s.status(width)
+}
+
+// viewerFrame is the viewer under the header, between a rule that says
+// which lines it shows and the keys.
+func (s *tuiScreen) viewerFrame() string {
+	top := s.header(s.width)
+	status := s.statusLines(s.width, "", "up/down pgup/pgdn home/end: scroll · esc or q: back to the question · ctrl+c: deny")
+	rows := max(1, s.height-len(top)-len(status)-1)
+	s.view.resize(s.width)
+	text := s.view.view(rows)
+	lines := append(top, s.rule("the agent's words in full, unverified · "+s.view.position()))
+	lines = append(append(lines, text...), make([]string, rows-len(text))...)
+	return fitView(strings.Join(append(lines, status...), "\n"), s.width, s.height)
 }
 
 // rowsAt is how many rows the prompt needs at width.
@@ -257,7 +383,14 @@ func (s *tuiScreen) pane(rows int) []string {
 	s.paneTop = min(max(0, s.paneTop), n-s.paneRows)
 	label := "the agent's words, unverified"
 	if s.paneRows < n {
-		label += fmt.Sprintf(" · lines %d-%d of %d · pgup/pgdn", s.paneTop+1, s.paneTop+s.paneRows, n)
+		keys := "pgup/pgdn"
+		if !s.pageKeysScrollPane() {
+			keys = "ctrl+pgup/pgdn"
+		}
+		label += fmt.Sprintf(" · lines %d-%d of %d · %s", s.paneTop+1, s.paneTop+s.paneRows, n, keys)
+	}
+	if !s.st.typing() {
+		label += " · v: in full"
 	}
 	lines := []string{s.rule(label)}
 	lines = append(lines, s.words[s.paneTop:s.paneTop+s.paneRows]...)
@@ -276,9 +409,13 @@ func (s *tuiScreen) rule(label string) string {
 // status shows why an answer was refused, or that input does not count
 // yet, or the keys.
 func (s *tuiScreen) status(width int) []string {
+	return s.statusLines(width, s.st.problem(), s.st.legend())
+}
+
+func (s *tuiScreen) statusLines(width int, problem, legend string) []string {
 	st := s.cfg.styles
-	style, text := st.faint, s.st.legend()
-	switch p := s.st.problem(); {
+	style, text := st.faint, legend
+	switch p := problem; {
 	case p != "":
 		style, text = st.warn, "! "+form.Line(p)
 	case !s.armed():

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -10,12 +11,20 @@ import (
 
 // stage is one stage of the form inside askperm's frame: its questions and
 // the keys that answer them. The screen passes it only the keys askperm
-// documents for answering: the arrows, Enter, Tab, Shift+Tab, Space,
-// Backspace and text, none with Alt. Each stage acts on fewer: text only
-// in the denial reason, Space only in the grants list.
+// documents for answering: the arrows, Home, End, PgUp, PgDn, Enter, Tab,
+// Shift+Tab, Space, Backspace and text, none with Alt, and none that
+// came while typing went on. Each stage acts on fewer: text only in the
+// denial reason, Space only in the grants list, letters only as the
+// stage's own keys and only from a calm chunk; any other printable key
+// is typing, which puts the stage back on its safe answer.
 type stage interface {
-	// key handles a key and reports whether the stage is answered.
-	key(k tea.KeyMsg) bool
+	// key handles a key.
+	key(p press) verdict
+	// reset puts the stage back on its safe answer: typing went on.
+	reset()
+	// typing reports whether text typed is the stage's (the denial
+	// reason has the focus).
+	typing() bool
 	// note is askperm's lines above the questions at width.
 	note(width int) []string
 	// view draws the focused question in at most rows lines at width.
@@ -52,6 +61,9 @@ type ruleStage struct {
 	cur   form.Answer   // the answer as the lists stand
 	focus int
 	err   string
+
+	onSave    bool      // Save rule of an allow has the focus
+	saveSince time.Time // since when
 
 	noteWidth int // width noteLines was wrapped for; 0: stale
 	noteLines []string
@@ -92,27 +104,80 @@ func questionList(st tuiStyles, q form.Question, a form.Answer) *optionList {
 	return l
 }
 
-func (r *ruleStage) key(k tea.KeyMsg) bool {
+// Letters of stage rule: Save rule and « Back.
+const (
+	saveKey = 's'
+	backKey = 'b'
+)
+
+func (r *ruleStage) key(p press) verdict {
 	r.err = ""
 	l := r.lists[r.focus]
-	switch {
+	last, before := len(r.qs), l.cursor
+	switch k := p.KeyMsg; {
 	case k.Type == tea.KeyUp || k.Type == tea.KeyDown:
 		l.move(arrow(k))
-		if !l.multi {
-			r.choose()
-		}
+	case k.Type == tea.KeyHome:
+		l.move(-len(l.labels))
+	case k.Type == tea.KeyEnd:
+		l.move(len(l.labels))
+	case k.Type == tea.KeyPgUp:
+		l.move(-l.page())
+	case k.Type == tea.KeyPgDown:
+		l.move(l.page())
 	case k.Type == tea.KeySpace && l.multi:
 		l.toggle()
 		r.choose()
 	case k.Type == tea.KeyEnter:
-		return r.next(true)
+		if r.focus == last && r.savesAllow() && p.soon(r.saveSince) {
+			r.err = "Enter ignored: wait a moment after choosing Save rule"
+			return keyIgnored
+		}
+		if r.next(true) {
+			return keyDone
+		}
 	case k.Type == tea.KeyTab:
 		r.next(false)
 	case k.Type == tea.KeyShiftTab:
 		r.focus = max(0, r.focus-1)
+	case letter(k) == saveKey && p.calm, letter(k) == backKey && p.calm:
+		r.focus = last
+		r.lists[last].cursor = 0
+		if letter(k) == backKey {
+			r.lists[last].cursor = 1
+		}
+	case printable(k):
+		r.reset()
+		r.err = typingIgnored + "; « Back is chosen"
+		return keyIgnored
 	}
-	return false
+	if l == r.lists[r.focus] && !l.multi && l.cursor != before {
+		r.choose()
+	}
+	r.watchSave(p)
+	return keyActed
 }
+
+// savesAllow reports whether Save rule is under the cursor of an allow's
+// rule.
+func (r *ruleStage) savesAllow() bool { return r.a.Choice.IsAllow() && !r.back() }
+
+// watchSave notes when a key put Save rule of an allow under the focus.
+func (r *ruleStage) watchSave(p press) {
+	on := r.focus == len(r.qs) && r.savesAllow()
+	if on && !r.onSave {
+		r.saveSince = p.at
+	}
+	r.onSave = on
+}
+
+// reset chooses « Back: typing went on.
+func (r *ruleStage) reset() {
+	r.lists[len(r.qs)].cursor = 1
+	r.onSave = false
+}
+
+func (r *ruleStage) typing() bool { return false }
 
 // choose applies the focused question's list to the answer.
 func (r *ruleStage) choose() {
@@ -177,7 +242,7 @@ func (r *ruleStage) minRows(width int) int { return r.lists[r.focus].minRows(wid
 func (r *ruleStage) problem() string { return r.err }
 
 func (r *ruleStage) legend() string {
-	keys := []string{"up/down: choose"}
+	keys := []string{"up/down home/end pgup/pgdn: choose"}
 	if r.lists[r.focus].multi {
 		keys = append(keys, "space: toggle")
 	}
@@ -189,5 +254,5 @@ func (r *ruleStage) legend() string {
 	if r.focus > 0 {
 		keys = append(keys, "shift+tab: back")
 	}
-	return strings.Join(append(keys, "esc: cancel"), " · ")
+	return strings.Join(append(keys, "s: Save rule", "b: « Back", "v: words in full", "esc: cancel"), " · ")
 }

@@ -19,9 +19,11 @@ type tuiStyles struct {
 	bold, faint, warn lipgloss.Style
 	// Drawn once, for every line that starts with them: the gutter, the
 	// focused question's border, the list's cursor.
-	gutter, border, pointer string
+	gutter, border, pointer, headline string
 	// theme draws the huh fields, on the same renderer.
 	theme *huh.Theme
+	// diff colours the lines of a unified diff, by diffKind.
+	diff [diffHeader + 1]lipgloss.Style
 }
 
 // accent is the colour of the focused question's border and cursor.
@@ -36,14 +38,23 @@ func newStyles(w io.Writer, getenv func(string) string) tuiStyles {
 	r.SetColorProfile(out.EnvColorProfile())
 	r.SetHasDarkBackground(true)
 	faint, focus := r.NewStyle().Faint(true), r.NewStyle().Foreground(accent)
+	bold := r.NewStyle().Bold(true)
 	return tuiStyles{
-		bold:    r.NewStyle().Bold(true),
-		faint:   faint,
-		warn:    r.NewStyle().Bold(true).Foreground(lipgloss.Color("9")),
-		gutter:  faint.Render(gutterMark) + " ",
-		border:  focus.Render(focusBorder) + " ",
-		pointer: focus.Render(cursorMark),
-		theme:   huhTheme(r),
+		bold:     bold,
+		faint:    faint,
+		warn:     r.NewStyle().Bold(true).Foreground(lipgloss.Color("9")),
+		gutter:   faint.Render(gutterMark) + " ",
+		border:   focus.Render(focusBorder) + " ",
+		pointer:  focus.Render(cursorMark),
+		headline: focus.Render(headlineMark),
+		theme:    huhTheme(r),
+		diff: [...]lipgloss.Style{
+			diffContext: r.NewStyle(),
+			diffAdd:     r.NewStyle().Foreground(lipgloss.Color("2")),
+			diffDel:     r.NewStyle().Foreground(lipgloss.Color("1")),
+			diffHunk:    r.NewStyle().Foreground(lipgloss.Color("6")),
+			diffHeader:  bold,
+		},
 	}
 }
 

@@ -197,7 +197,13 @@ var (
 	keyShiftTab = tea.KeyMsg{Type: tea.KeyShiftTab}
 	keyTab      = tea.KeyMsg{Type: tea.KeyTab}
 	keyPgDown   = tea.KeyMsg{Type: tea.KeyPgDown}
+	// keyPanePgDown pages the agent's words in either stage.
+	keyPanePgDown = tea.KeyMsg{Type: tea.KeyCtrlPgDown}
 )
+
+// pause lets the arming delay pass on the driver's clock, as a person
+// does between choosing an allow and confirming it.
+func (d *tuiDriver) pause() { d.clock = d.clock.Add(d.gate.delay) }
 
 func keyRunes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
 
@@ -229,6 +235,10 @@ func TestTUIChoiceAllowOnce(t *testing.T) {
 	d.arm()
 	d.send(keyUp, keyUp, keyUp)
 	d.wantFocus("Allow once")
+	d.send(keyEnter) // too soon after the move onto an allow
+	d.wantEnd(tuiRunning)
+	d.wantScreen(enterTooSoon)
+	d.pause()
 	d.send(keyEnter)
 	d.wantEnd(tuiDone)
 	if a.Choice != form.AllowOnce {
@@ -246,7 +256,7 @@ func TestTUIWaitHint(t *testing.T) {
 	if strings.Contains(d.screen(), tuiWaitHint) {
 		t.Fatalf("still waiting once armed:\n%s", d.screen())
 	}
-	d.wantScreen("up/down: choose · enter: confirm · esc: cancel")
+	d.wantScreen("up/down home/end or the letter: choose · enter: confirm")
 }
 
 func TestTUIDenyReason(t *testing.T) {
@@ -373,9 +383,13 @@ func keyTypes() []tea.KeyType {
 // documented keys with Alt.
 func strayKeys() []tea.KeyMsg {
 	documented := []tea.KeyType{tea.KeyUp, tea.KeyDown, tea.KeyEnter, tea.KeyTab, tea.KeyShiftTab,
-		tea.KeyPgUp, tea.KeyPgDown, tea.KeyEsc, tea.KeyCtrlC}
+		tea.KeyPgUp, tea.KeyPgDown, tea.KeyEsc, tea.KeyCtrlC, tea.KeyHome, tea.KeyEnd,
+		tea.KeyCtrlPgUp, tea.KeyCtrlPgDown, tea.KeyCtrlHome, tea.KeyCtrlEnd}
 	var ks []tea.KeyMsg
 	for _, t := range keyTypes() {
+		if t == tea.KeyCtrlBackslash {
+			continue // askperm's chunk mark, removed from what is typed (TestStageInputMarks)
+		}
 		ks = append(ks, tea.KeyMsg{Type: t, Alt: true})
 		if !slices.Contains(documented, t) && t != tea.KeyRunes && t != tea.KeySpace {
 			ks = append(ks, tea.KeyMsg{Type: t})
@@ -390,36 +404,63 @@ func strayKeys() []tea.KeyMsg {
 	return append(ks, keySpace)
 }
 
-// Only askperm's documented keys act: no other key changes anything in a
-// list, in either stage, whatever is focused.
+// Only askperm's documented keys act. No other key answers or moves a
+// list anywhere but to the stage's safe answer, in either stage, whatever
+// is focused: a key that types nothing changes nothing; one that types
+// (a letter that is no key of the question, pasted text, a space) is
+// typing, which puts stage choice back on Deny once and stage rule on
+// « Back, and says so.
 func TestTUIOnlyDocumentedKeys(t *testing.T) {
 	for _, focus := range []int{0, 2, 3} {
 		var a form.Answer
 		d := choiceDriver(t, tuiWriteFile(), &a, 80, 30)
+		c := d.s.st.(*choiceStage)
 		d.arm()
-		for range 3 - focus {
-			d.send(keyUp)
-		}
-		before := d.screen()
 		for _, k := range strayKeys() {
+			if r := letter(k); r != 0 && strings.ContainsRune("yandv", r) {
+				continue // the choice list's letters
+			}
+			c.moveTo(focus, press{})
+			before := d.screen()
 			d.send(k)
-			if d.s.end != tuiRunning || d.screen() != before {
+			switch {
+			case d.s.end != tuiRunning:
+				t.Fatalf("key %q (%d, alt %v) answered", k.String(), k.Type, k.Alt)
+			case printable(k) && !k.Alt:
+				if c.choice != form.DenyOnce || !strings.Contains(d.screen(), typingIgnored) {
+					t.Fatalf("typed %q left the focus on %s:\n%s", k.String(), c.choice, d.screen())
+				}
+			case d.screen() != before:
 				t.Fatalf("key %q (%d, alt %v) acted on the choice list:\n%s", k.String(), k.Type, k.Alt, d.screen())
 			}
+			d.pause()
 		}
 	}
 	rd, r, _ := ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
 	rd.arm()
+	last := len(r.qs)
 	for q := range r.lists {
-		before, cur := rd.screen(), r.cur
 		for _, k := range strayKeys() {
 			if r.lists[q].multi && k.Type == tea.KeySpace && !k.Alt {
 				continue // Space toggles a grant
 			}
+			if l := letter(k); l != 0 && strings.ContainsRune("sbv", l) {
+				continue // stage rule's letters
+			}
+			r.lists[last].cursor = 0
+			before, cur := rd.screen(), r.cur
 			rd.send(k)
-			if rd.s.end != tuiRunning || rd.screen() != before || !reflect.DeepEqual(r.cur, cur) {
+			switch {
+			case rd.s.end != tuiRunning || !reflect.DeepEqual(r.cur, cur) || r.focus != q:
+				t.Fatalf("question %d: key %q (alt %v) acted:\n%s", q, k.String(), k.Alt, rd.screen())
+			case printable(k) && !k.Alt:
+				if !r.back() || !strings.Contains(rd.screen(), typingIgnored) {
+					t.Fatalf("question %d: typed %q, and Save rule is still chosen:\n%s", q, k.String(), rd.screen())
+				}
+			case rd.screen() != before:
 				t.Fatalf("question %d: key %q (alt %v) acted:\n%s", q, k.String(), k.Alt, rd.screen())
 			}
+			rd.pause()
 		}
 		rd.send(keyTab)
 	}
@@ -446,10 +487,12 @@ func recordFields(c *choiceStage) (pick, text *fieldRecorder) {
 	return pick, text
 }
 
-// The huh Select gets Up and Down alone, and neither where it would wrap
-// around: from every option, no other key of any kind, with or without
-// Alt, typed or pasted (letters, "/", "g", Enter, Tab), reaches it, and
-// Down from the last option or Up from the first leaves the choice. The
+// The huh Select gets Up and Down alone (askperm's moves: the arrows,
+// Home, End, the letters, typing's return to Deny once), and neither
+// where it would wrap around: from every option, no other key of any
+// kind, with or without Alt, typed or pasted (letters, "/", "g", Enter,
+// Tab), reaches it, and Down from the last option or Up from the first
+// leaves the choice. The
 // Select has huh's own key map here, under which those keys would jump,
 // filter, confirm or wrap.
 func TestTUIChoiceSelectGetsOnlyArrows(t *testing.T) {
@@ -477,8 +520,13 @@ func TestTUIChoiceSelectGetsOnlyArrows(t *testing.T) {
 			for _, k := range append(strayKeys(), keyRunes("/"), keyRunes("g"), keyRunes("G"), end) {
 				d.send(k)
 			}
-			if c.choice != want || !reflect.DeepEqual(pick.keys, []tea.KeyMsg{there, back}) {
+			if !reflect.DeepEqual(pick.keys[:2], []tea.KeyMsg{there, back}) || d.s.end == tuiDone && c.choice.IsAllow() {
 				t.Fatalf("from %s, ending with %s: the Select got %q and chose %s", want, end, pick.keys, c.choice)
+			}
+			for _, k := range pick.keys {
+				if k.Type != tea.KeyUp && k.Type != tea.KeyDown || k.Alt || len(k.Runes) > 0 {
+					t.Fatalf("from %s: the Select got %q", want, k.String())
+				}
 			}
 		}
 	}
@@ -525,7 +573,7 @@ func TestTUIReasonGetsOnlyText(t *testing.T) {
 		want.WriteString(s + " ")
 	}
 	for _, k := range []tea.KeyType{tea.KeyLeft, tea.KeyLeft, tea.KeyBackspace, tea.KeyRight} {
-		c.key(tea.KeyMsg{Type: k}) // to the stage: the screen does not pass cursor keys
+		c.key(press{KeyMsg: tea.KeyMsg{Type: k}}) // to the stage directly
 	}
 	d.send(keyEnter)
 	d.wantEnd(tuiDone)
@@ -597,7 +645,7 @@ func TestTUIHuhThemeOnPromptRenderer(t *testing.T) {
 	a := f.Defaults()
 	c := newChoiceStage(st, f, &a)
 	view := strings.Join(c.view(80, 30), "\n")
-	c.key(keyEnter)
+	c.key(press{KeyMsg: keyEnter})
 	view += strings.Join(c.view(80, 30), "\n")
 	for _, want := range []string{st.border, st.theme.Focused.SelectSelector.String(), st.theme.Focused.TextInput.Prompt.Render("> ")} {
 		if !sgr.MatchString(want) || !strings.Contains(view, want) {
@@ -686,6 +734,9 @@ func TestTUIRuleStage(t *testing.T) {
 	d.wantScreen("Rule to save: " + r.f.RuleSummary(want)) // the rule as it stands
 	d.send(keyTab)                                         // Tab never confirms
 	d.wantEnd(tuiRunning)
+	d.send(keyEnter) // too soon after the focus came to Save rule
+	d.wantEnd(tuiRunning)
+	d.pause()
 	d.send(keyEnter)
 	d.wantEnd(tuiDone)
 
@@ -903,7 +954,8 @@ var plantedLabels = []string{"Server", "Tool", "Action", "Value of Command [comm
 const planted = "ZQXplanted"
 
 // plantedAtColumn0 matches a planted fake label at the start of a line.
-var plantedAtColumn0 = regexp.MustCompile(`^[^│┃ ][^:]*: ` + planted)
+// A line that starts with the headline's mark is askperm's question.
+var plantedAtColumn0 = regexp.MustCompile(`^[^│┃» ][^:]*: ` + planted)
 
 var layoutWidths = []int{40, 57, 80, 81, 120}
 
@@ -986,7 +1038,7 @@ func TestTUIRequestTextNeverAtColumn0(t *testing.T) {
 					if d.s.paneTop+d.s.paneRows >= len(d.s.words) {
 						break
 					}
-					d.send(keyPgDown)
+					d.send(keyPanePgDown)
 				}
 			}
 		}
@@ -1150,8 +1202,8 @@ func TestKeySource(t *testing.T) {
 	p.ptm.WriteString("y\r\x03")
 	time.Sleep(1500 * time.Millisecond) // the reader is slow: it reads after the delay
 	p.ptm.WriteString("late")
-	got := readAtLeast(t, in, 5)
-	if got != "\x03late" {
+	got := readAtLeast(t, in, 7)
+	if got != "\x1c\x03\x1clate" { // each chunk behind its mark
 		t.Fatalf("read %q, want only Ctrl-C and the keys after the pause", got)
 	}
 	keys.detach(in)
@@ -1350,6 +1402,7 @@ func TestTUIOnPTY(t *testing.T) {
 		p.waitFor("> Deny always…")
 		p.ptm.WriteString("\x1b[A")
 		p.waitFor("> Allow always…")
+		time.Sleep(100 * time.Millisecond) // Enter confirms an allow only after a pause
 		p.ptm.WriteString("\r")
 		p.waitFor("Rule to save")
 		for _, next := range []string{"┃ Which File", "┃ Workdir", "┃ Lifetime", "┃ Allow always… with the rule above?"} {
@@ -1412,6 +1465,7 @@ func TestTUIEarlyKeysOnPTY(t *testing.T) {
 	p.waitFor("> Deny always…")
 	p.ptm.WriteString("\x1b[A")
 	p.waitFor("> Allow always…")
+	time.Sleep(700 * time.Millisecond) // Enter confirms an allow only after a pause
 	p.ptm.WriteString("\r\r\r\r\r\r\r\r")
 	p.waitFor("Rule to save")
 	p.ptm.WriteString("\r\r\r\r\r\r\r\r")
@@ -1427,7 +1481,7 @@ func TestTUIEarlyKeysOnPTY(t *testing.T) {
 // panicStage panics on its first key.
 type panicStage struct{ *choiceStage }
 
-func (panicStage) key(tea.KeyMsg) bool { panic("stage") }
+func (panicStage) key(press) verdict { panic("stage") }
 
 // A panic inside the UI is an internal error, not a dismissal, and the
 // terminal is restored all the same.
@@ -1543,8 +1597,8 @@ func BenchmarkTUIChoiceKey(b *testing.B) {
 			a := f.Defaults()
 			c := newChoiceStage(testStyles(), f, &a)
 			if bc.typing {
-				c.key(keyEnter)
-				c.key(keyRunes(strings.Repeat("a reason ", 400)))
+				c.key(press{KeyMsg: keyEnter})
+				c.key(press{KeyMsg: keyRunes(strings.Repeat("a reason ", 400))})
 			}
 			s := newTUIScreen(f, c, screenConfig{styles: testStyles(), now: time.Now,
 				gate: newArmGate(0, time.Now), width: 80, height: 40})

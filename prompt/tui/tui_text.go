@@ -27,9 +27,20 @@ const (
 	gutterWidth = 2 // the mark and a space
 )
 
-// factLines are the request's facts at width.
+// headlineMark starts the headline, askperm's question, at column 0.
+const headlineMark = "» "
+
+// factLines are the request's facts at width, under the headline: the
+// question in one line, built by askperm from the request's structure.
 func factLines(st tuiStyles, f *form.Form, width int) []string {
-	var ls []string
+	ls := continued(st, headlineMark+f.Headline(), width)
+	for i, l := range ls {
+		if rest, ok := strings.CutPrefix(l, headlineMark); ok {
+			ls[i] = st.headline + st.bold.Render(rest)
+		} else if rest, ok := strings.CutPrefix(l, st.gutter); ok {
+			ls[i] = st.gutter + st.bold.Render(rest)
+		}
+	}
 	for _, fl := range f.Facts() {
 		ls = append(ls, labelled(st, fl.Label, fl.Value, width)...)
 	}
@@ -46,7 +57,11 @@ func wordsLines(st tuiStyles, f *form.Form, width int) []string {
 	}
 	for _, p := range f.Details() {
 		ls = append(ls, labelled(st, "Detail"+form.AgentsWords, p.Heading(), width)...)
-		ls = append(ls, gutterLines(st, p.Text, width)...)
+		lines := textLines(p.Text)
+		kinds := diffKinds(lines)
+		for i, l := range lines {
+			ls = append(ls, textRows(st, l, kindOf(kinds, i), width)...)
+		}
 		if w := p.Warning(); w != "" {
 			ls = append(ls, st.warn.Render(wrapCells(w, width)))
 		}
@@ -83,12 +98,34 @@ func continued(st tuiStyles, text string, width int) []string {
 // and starts each line with the gutter.
 func gutterLines(st tuiStyles, text string, width int) []string {
 	var lines []string
-	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		for _, w := range wrapLines(form.ExpandTabs(l), width-gutterWidth) {
-			lines = append(lines, st.gutter+w)
-		}
+	for _, l := range textLines(text) {
+		lines = append(lines, textRows(st, l, diffContext, width)...)
 	}
 	return lines
+}
+
+// textLines are the lines of multi-line text rendered safe.
+func textLines(text string) []string {
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+// textRows is one line of multi-line text wrapped to width, each piece
+// behind the gutter and painted as a diff line of kind k.
+func textRows(st tuiStyles, line string, k diffKind, width int) []string {
+	rows := wrapLines(form.ExpandTabs(line), width-gutterWidth)
+	for i, r := range rows {
+		rows[i] = st.gutter + st.paint(k, r)
+	}
+	return rows
+}
+
+// kindOf is line i's kind of diff line; kinds is nil for text that is no
+// diff.
+func kindOf(kinds []diffKind, i int) diffKind {
+	if kinds == nil {
+		return diffContext
+	}
+	return kinds[i]
 }
 
 // hanging wraps askperm's own text to width, indenting every line after

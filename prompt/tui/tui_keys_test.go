@@ -1,0 +1,319 @@
+package tui
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
+)
+
+func TestKeyCount(t *testing.T) {
+	for b, want := range map[string]int{
+		"y": 1, "é": 1, "\r": 1, "\x1b": 1, "\x1b[A": 1, "\x1b[6~": 1, "\x1b[1;5H": 1, "\x1bOA": 1, "\x1bx": 1,
+		"yes": 3, "y\r": 2, "\x1b[A\r": 2, "\x1b[200~ab\x1b[201~": 4, "": 0,
+	} {
+		if got := keyCount([]byte(b)); got != want {
+			t.Errorf("keyCount(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
+
+// Each chunk that counts reaches the program behind a mark, and the
+// screen learns at the mark when it arrived and whether it came alone
+// after a pause; a Ctrl-\ typed is removed, so that only askperm marks.
+func TestStageInputMarks(t *testing.T) {
+	now := time.Unix(0, 0)
+	g := newArmGate(500*time.Millisecond, func() time.Time { return now })
+	g.rendered(true)
+	g.wrote(now)
+	in := newStageInput(g)
+	ms := func(n int) time.Time { return now.Add(time.Duration(n) * time.Millisecond) }
+	in.offer([]byte("a"), ms(600))       // alone, after the delay: calm
+	in.offer([]byte("b\x1c"), ms(700))   // too soon after a: a burst
+	in.offer([]byte("\x1b[A"), ms(1300)) // an arrow alone: calm
+	in.offer([]byte("yes"), ms(2000))    // three keys: a burst
+	want := []chunk{{ms(600), true}, {ms(700), false}, {ms(1300), true}, {ms(2000), false}}
+	for i, w := range want {
+		if c, ok := in.take(); !ok || c != w {
+			t.Fatalf("chunk %d: %+v, want %+v", i, c, w)
+		}
+	}
+	if _, ok := in.take(); ok {
+		t.Fatal("a chunk more than was offered")
+	}
+	if got := string(in.buf); got != "\x1ca\x1cb\x1c\x1b[A\x1cyes" {
+		t.Fatalf("the program reads %q", got)
+	}
+}
+
+// keyRig types on a screen through askperm's input path without the
+// terminal: each chunk is judged by a stageInput as it arrives on the
+// rig's clock, read back with its mark, parsed by bubbletea's own parser
+// and handed to the screen, after each chunk (a quick screen) or after
+// all (a slow one).
+type keyRig struct {
+	*tuiDriver
+	in   *stageInput
+	slow bool
+}
+
+func newKeyRig(t *testing.T, d *tuiDriver) *keyRig {
+	r := &keyRig{tuiDriver: d, in: newStageInput(d.gate)}
+	d.s.cfg.input = r.in
+	d.arm()
+	return r
+}
+
+// typ offers chunks, the first after wait, each next gap after the one
+// before.
+func (r *keyRig) typ(wait, gap time.Duration, chunks ...string) {
+	r.clock = r.clock.Add(wait - gap)
+	for _, c := range chunks {
+		r.clock = r.clock.Add(gap)
+		r.in.offer([]byte(c), r.clock)
+		if !r.slow {
+			r.deliver()
+		}
+	}
+	r.deliver()
+}
+
+func (r *keyRig) deliver() {
+	r.in.mu.Lock()
+	b := string(r.in.buf)
+	r.in.buf = nil
+	r.in.mu.Unlock()
+	if b != "" {
+		for _, k := range parseKeys(r.t, b) {
+			r.send(k)
+		}
+	}
+	r.s.View() // the frame, on the terminal at once
+	r.gate.wrote(r.clock)
+}
+
+func scopeN(i int) decision.Scope {
+	return decision.Scope{Label: fmt.Sprintf("scope %d", i), Match: fmt.Sprintf("/home/a/p/%d/", i), Kind: decision.KindPrefix}
+}
+
+// keys splits text into the chunks a person's keystrokes make.
+func keys(text string) []string {
+	var ks []string
+	for _, r := range text {
+		ks = append(ks, string(r))
+	}
+	return ks
+}
+
+const (
+	calmWait = 700 * time.Millisecond // a pause longer than the arming delay
+	typeGap  = 80 * time.Millisecond  // a key while typing
+)
+
+// A letter only chooses: Enter right after it (or after any move onto an
+// allow) is discarded and the screen says why; after a pause it confirms.
+func TestShortcutSelectsOnly(t *testing.T) {
+	var a form.Answer
+	r := newKeyRig(t, choiceDriver(t, tuiWriteFile(), &a, 80, 30))
+	c := r.s.st.(*choiceStage)
+	r.typ(calmWait, 0, "y")
+	r.wantFocus("Allow once")
+	r.typ(typeGap, 0, "\r")
+	r.wantEnd(tuiRunning)
+	r.wantScreen(enterTooSoon)
+	r.typ(calmWait, 0, "n") // Deny once
+	r.typ(calmWait, 0, "a")
+	r.wantFocus("Allow always…")
+	r.typ(calmWait, 0, "\x1b[A", "\x1b[B") // Up, Down: onto the allow again
+	r.typ(300*time.Millisecond, 0, "\r")
+	r.wantEnd(tuiRunning)
+	r.typ(calmWait, 0, "\r")
+	r.wantEnd(tuiDone)
+	if a.Choice != form.AllowAlways || c.choice != form.AllowAlways {
+		t.Fatalf("answer %+v", a)
+	}
+
+	// A letter in one chunk with Enter, or in a burst, never chooses.
+	for _, typed := range [][]string{{"y\r"}, {"x", "y"}, {"\x1b[200~y\x1b[201~"}} {
+		a = form.Answer{}
+		r = newKeyRig(t, choiceDriver(t, tuiWriteFile(), &a, 80, 30))
+		r.typ(calmWait, typeGap, typed...)
+		r.wantFocus("Deny once")
+		r.typ(calmWait, 0, "\r")
+		r.wantScreen("Denial reason")
+	}
+}
+
+// Typing puts the choice back on Deny once, and discards every key until
+// typing pauses, the Enter that ends the line included.
+func TestTypingDiscarded(t *testing.T) {
+	for _, slow := range []bool{false, true} {
+		var a form.Answer
+		r := newKeyRig(t, choiceDriver(t, tuiWriteFile(), &a, 80, 30))
+		r.slow = slow
+		r.typ(calmWait, 0, "\x1b[A", "\x1b[A") // Allow always…
+		r.typ(calmWait, typeGap, keys("ls -la\r")...)
+		r.wantFocus("Deny once")
+		r.wantScreen(typingIgnored)
+		if r.s.st.typing() {
+			t.Fatalf("slow %v: the Enter typed with the line acted", slow)
+		}
+		r.typ(calmWait, 0, "\r")
+		r.wantScreen("Denial reason")
+	}
+}
+
+// Stage rule: s and b move the focus to Save rule and « Back; Enter on
+// Save rule of an allow counts only after a pause; typing chooses Back.
+func TestRuleShortcuts(t *testing.T) {
+	d, rs, _ := ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
+	r := newKeyRig(t, d)
+	r.typ(calmWait, 0, "s")
+	r.wantFocus("Save rule")
+	r.typ(typeGap, 0, "\r")
+	r.wantEnd(tuiRunning)
+	r.typ(calmWait, 0, "b")
+	r.wantFocus("« Back")
+	r.typ(calmWait, 0, "s\r") // a letter with more keys: typing
+	if !rs.back() {
+		t.Fatal("s in a chunk of keys chose Save rule")
+	}
+	r.typ(calmWait, 0, "s")
+	r.typ(calmWait, typeGap, keys("git add .")...)
+	if !rs.back() {
+		t.Fatal("typing left Save rule chosen")
+	}
+	r.typ(calmWait, 0, "s")
+	r.typ(calmWait, 0, "\r")
+	r.wantEnd(tuiDone)
+	if rs.back() {
+		t.Fatal("s, pause, Enter went back")
+	}
+}
+
+// Home and End move the lists to either end; PgUp and PgDn page stage
+// rule's lists and the pane of stage choice.
+func TestHomeEndPage(t *testing.T) {
+	var a form.Answer
+	d := choiceDriver(t, tuiWriteFile(), &a, 80, 30)
+	d.arm()
+	d.send(tea.KeyMsg{Type: tea.KeyHome})
+	d.wantFocus("Allow once")
+	d.send(tea.KeyMsg{Type: tea.KeyEnd})
+	d.wantFocus("Deny once")
+
+	req := tuiWriteFile()
+	req.Dimensions[0].Scopes = nil
+	for i := range 200 {
+		req.Dimensions[0].Scopes = append(req.Dimensions[0].Scopes, scopeN(i))
+	}
+	rd, r, _ := ruleDriver(t, req, form.AllowAlways, 80, 30)
+	rd.arm()
+	rd.send(keyEnter) // to the scopes
+	rd.screen()
+	rd.send(tea.KeyMsg{Type: tea.KeyEnd})
+	rd.wantFocus("scope 199")
+	rd.send(tea.KeyMsg{Type: tea.KeyHome})
+	rd.wantFocus("scope 0:")
+	rd.screen()
+	rd.send(keyPgDown)
+	if l := r.lists[r.focus]; l.cursor < 2 || l.cursor != l.shown {
+		t.Fatalf("PgDn moved to %d, a page is %d", l.cursor, l.shown)
+	}
+	rd.send(tea.KeyMsg{Type: tea.KeyPgUp})
+	rd.wantFocus("scope 0:")
+}
+
+// Typing meant for a shell never allows: generated command lines of
+// words, flags, paths, the letters y, s, a, n, d, "yes" and digits, each
+// of at least two keys and ending in Enter, typed key by key at 30-120 ms
+// or in one chunk, with and without a pause before the Enter, after a
+// pause (so that the first key counts as a key), handled at once or late.
+// From stage choice they end on Deny once or in its denial reason; in
+// stage rule, Save rule is never confirmed.
+func TestShellTypingNeverAllows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	lines := shellLines(rng, 240)
+	newChoice := func() (*keyRig, *form.Answer) {
+		a := &form.Answer{}
+		return newKeyRig(t, choiceDriver(t, tuiWriteFile(), a, 80, 30)), a
+	}
+	r, a := newChoice()
+	rules := 0
+	for i, line := range lines {
+		r.slow = i%3 == 0
+		typeShellLine(r, rng, line, i%4)
+		c := r.s.st.(*choiceStage)
+		switch {
+		case r.s.end == tuiDone && a.Choice != form.DenyOnce:
+			t.Fatalf("typing %q answered %+v", line, *a)
+		case r.s.end == tuiDone:
+			r, a = newChoice()
+		case !c.reasonFocused && c.choice != form.DenyOnce:
+			t.Fatalf("typing %q left the focus on %s", line, c.choice)
+		}
+	}
+	rd, rs, _ := ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
+	rr := newKeyRig(t, rd)
+	for i, line := range lines {
+		rr.slow = i%3 == 0
+		typeShellLine(rr, rng, line, i%4)
+		if rr.s.end == tuiDone {
+			if !rs.back() {
+				t.Fatalf("typing %q saved the rule", line)
+			}
+			rules++
+			rd, rs, _ = ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
+			rr = newKeyRig(t, rd)
+		}
+	}
+	t.Logf("%d lines; stage rule went back %d times", len(lines), rules)
+}
+
+// typeShellLine types line and Enter: key by key (way 0), key by key
+// with a pause before Enter (1), in one chunk (2), in one chunk and Enter
+// after a pause (3).
+func typeShellLine(r *keyRig, rng *rand.Rand, line string, way int) {
+	gap := func() time.Duration { return time.Duration(30+rng.IntN(91)) * time.Millisecond }
+	r.clock = r.clock.Add(calmWait + time.Duration(rng.IntN(1000))*time.Millisecond)
+	switch way {
+	case 0, 1:
+		for _, k := range keys(line) {
+			r.typ(0, 0, k)
+			r.clock = r.clock.Add(gap())
+		}
+		if way == 1 {
+			r.clock = r.clock.Add(calmWait)
+		}
+		r.typ(0, 0, "\r")
+	case 2:
+		r.typ(0, 0, line+"\r")
+	case 3:
+		r.typ(0, 0, line)
+		r.typ(calmWait, 0, "\r")
+	}
+}
+
+// shellLines are n command lines of at least two keys.
+func shellLines(rng *rand.Rand, n int) []string {
+	words := []string{"ls", "-la", "cd", "..", "git", "status", "add", "-A", "commit", "-m", "yes", "y", "s", "a", "n", "d",
+		"v", "q", "b", "/tmp/x", "./src/main.go", "~/p", "42", "0", "2>&1", "|", "grep", "-rn", "TODO", "make", "test",
+		"sudo", "rm", "-rf", "echo", "\"hi\"", "cat", "vim", "go", "run", ".", "--force", "&&", "ya", "ys", "sn"}
+	var lines []string
+	for len(lines) < n {
+		var ws []string
+		for range 1 + rng.IntN(4) {
+			ws = append(ws, words[rng.IntN(len(words))])
+		}
+		if l := strings.Join(ws, " "); len(l) >= 2 {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
