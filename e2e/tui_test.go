@@ -420,36 +420,6 @@ func TestTUINoColor(t *testing.T) {
 // tuiCountdown matches the time left shown in the header.
 var tuiCountdown = regexp.MustCompile(`\d+:\d\d left`)
 
-// BenchmarkTUIFirstFrame measures from spawning askperm to the first
-// complete frame: the choice list and the countdown on the terminal.
-func BenchmarkTUIFirstFrame(b *testing.B) {
-	req, err := os.ReadFile("../testdata/requests/write-file.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	env := tuiEnv(b)
-	for range b.N {
-		s := startPTY(b, req, env, "--frontend", "tui", "--timeout", "20s")
-		for {
-			text := s.text()
-			if strings.Contains(text, "Deny once") && tuiCountdown.MatchString(text) {
-				break
-			}
-			select {
-			case err := <-s.done:
-				b.Fatalf("askperm exited: %v; stderr: %s", err, s.stderr.String())
-			case <-time.After(time.Millisecond):
-			}
-		}
-		b.StopTimer()
-		s.send("\x03")
-		if r := s.wait(); r.code != 0 {
-			b.Fatalf("exit %d; stderr: %s", r.code, r.stderr)
-		}
-		b.StartTimer()
-	}
-}
-
 // TestCallerGoneEndsThePrompt: when the caller closes its end of stdout
 // (it died), nobody can read a decision, so the prompt is taken down at
 // once and the terminal restored, instead of waiting for the deadline.
