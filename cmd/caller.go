@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,13 +13,18 @@ import (
 // nobody can read the decision any more, so nobody should be asked.
 var errCallerGone = errors.New("the caller closed its end of stdout")
 
+// callerWatchDelay is how long a request runs before its caller is
+// watched; a person takes longer than that to answer.
+const callerWatchDelay = 20 * time.Millisecond
+
 // watchCaller cancels ctx when out (a pipe or socket to the caller) reports
 // a hang-up or error. Polling with no events requested consumes nothing.
 // A terminal or file as stdout never reports either, so the watch idles
-// until cancel.
+// until cancel. The watch starts after callerWatchDelay: most requests are
+// decided sooner, without a human, and need no thread blocked in poll.
 func watchCaller(ctx context.Context, out *os.File) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	go func() {
+	watch := time.AfterFunc(callerWatchDelay, func() {
 		fds := []unix.PollFd{{Fd: int32(out.Fd())}}
 		for ctx.Err() == nil {
 			if _, err := unix.Poll(fds, 1000); err != nil && !errors.Is(err, unix.EINTR) {
@@ -29,6 +35,9 @@ func watchCaller(ctx context.Context, out *os.File) (context.Context, context.Ca
 				return
 			}
 		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
+	})
+	return ctx, func() {
+		watch.Stop()
+		cancel(context.Canceled)
+	}
 }

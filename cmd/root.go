@@ -62,7 +62,10 @@ func Main() int {
 }
 
 func run(s streams, args []string) int {
-	root := newRoot(s)
+	root := newRootCommand(s)
+	if !alone(root, args) {
+		addCommands(s, root)
+	}
 	root.SetArgs(args)
 	err := root.Execute()
 	var ee *exitError
@@ -97,7 +100,34 @@ func Root() *cobra.Command {
 	return newRoot(streams{in: null, decision: null, errOut: io.Discard, getenv: func(string) string { return "" }})
 }
 
+// newRoot is the whole command tree.
 func newRoot(s streams) *cobra.Command {
+	root := newRootCommand(s)
+	addCommands(s, root)
+	return root
+}
+
+// alone reports whether args run the root command itself, deciding a
+// request, so that no other command need be built: each argument is one
+// of the root's flags in its long form, or the value of the one before,
+// and none asks for help or the version. Anything else, a command's name
+// included, gets the whole tree.
+func alone(root *cobra.Command, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
+		f := root.Flags().Lookup(name)
+		if !strings.HasPrefix(args[i], "--") || f == nil || name == "version" {
+			return false // -h and --help are not flags of the root until it runs
+		}
+		if !hasValue && f.NoOptDefVal == "" {
+			i++ // the value is the next argument
+		}
+	}
+	return true
+}
+
+// newRootCommand is the root command alone: askperm deciding a request.
+func newRootCommand(s streams) *cobra.Command {
 	root := (&askOptions{}).command(s, "askperm", "Ask a human before an AI agent's tool call runs")
 	root.Long = rootLong
 	root.SilenceUsage = true
@@ -108,14 +138,21 @@ func newRoot(s streams) *cobra.Command {
 	root.SetOut(s.decision)
 	root.SetErr(s.errOut)
 	root.DisableAutoGenTag = true // the man pages carry no date
-	root.Version = buildVersion()
 	root.SetVersionTemplate("askperm {{.Version}}\n")
 	root.Flags().Bool("version", false, "print askperm's version and exit") // no -v: too near --verbose
+	setExamples(root)
+	return root
+}
+
+// addCommands gives root its other commands, and its version (reading the
+// build information is needed only for --version and the version
+// command, which never run alone).
+func addCommands(s streams, root *cobra.Command) {
+	root.Version = buildVersion()
 	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s), newRules(s), newSession(s),
 		newLog(s), newCheck(s), newDigest(s), newGate(s), newHook(s), newMCP(s), newPane(s), newVersion(s))
 	root.InitDefaultCompletionCmd()
 	setExamples(root)
-	return root
 }
 
 // setExamples gives every command of the tree its example (examples).
