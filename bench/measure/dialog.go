@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// xServer is a private Xvfb and a connection to it that sees every
+// top-level window mapped or destroyed (SubstructureNotify on the root).
+type xServer struct {
+	display string
+	server  *exec.Cmd
+	conn    net.Conn
+	events  chan xEvent
+}
+
+// xEvent is a MapNotify or DestroyNotify of a child of the root, and when
+// it arrived.
+type xEvent struct {
+	mapped bool // else destroyed
+	window uint32
+	at     time.Time
+}
+
+// startX starts Xvfb on a display it picks itself and subscribes to the
+// root window's structure events.
+func startX() (*xServer, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.Close()
+	x := &xServer{server: cmd, events: make(chan xEvent, 64)}
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case n := <-line:
+		x.display = ":" + n
+	case <-time.After(10 * time.Second):
+	}
+	if x.display == ":" || x.display == "" {
+		x.stop()
+		return nil, fmt.Errorf("Xvfb gave no display: %s", firstLine(stderr.String()))
+	}
+	if err := x.subscribe(); err != nil {
+		x.stop()
+		return nil, err
+	}
+	return x, nil
+}
+
+func (x *xServer) stop() {
+	if x.conn != nil {
+		x.conn.Close()
+	}
+	x.server.Process.Signal(syscall.SIGTERM)
+	x.server.Wait()
+}
+
+// subscribe speaks just enough X11: the connection setup (no
+// authorisation: the server was started without), then
+// ChangeWindowAttributes(root, event-mask = SubstructureNotify).
+func (x *xServer) subscribe() error {
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if x.conn, err = net.Dial("unix", "/tmp/.X11-unix/X"+x.display[1:]); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	if _, err := x.conn.Write([]byte{'l', 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0}); err != nil {
+		return err
+	}
+	head := make([]byte, 8)
+	if _, err := io.ReadFull(x.conn, head); err != nil {
+		return err
+	}
+	data := make([]byte, 4*int(le.Uint16(head[6:])))
+	if _, err := io.ReadFull(x.conn, data); err != nil {
+		return err
+	}
+	if head[0] != 1 {
+		return errors.New("the X server refused the connection")
+	}
+	vendor := (int(le.Uint16(data[16:])) + 3) &^ 3
+	root := le.Uint32(data[32+vendor+8*int(data[21]):])
+	req := make([]byte, 16)
+	req[0] = 2 // ChangeWindowAttributes
+	le.PutUint16(req[2:], 4)
+	le.PutUint32(req[4:], root)
+	le.PutUint32(req[8:], 0x800)    // CWEventMask
+	le.PutUint32(req[12:], 0x80000) // SubstructureNotifyMask
+	if _, err := x.conn.Write(req); err != nil {
+		return err
+	}
+	go func() {
+		ev := make([]byte, 32)
+		for {
+			if _, err := io.ReadFull(x.conn, ev); err != nil {
+				close(x.events)
+				return
+			}
+			at := time.Now()
+			switch ev[0] & 0x7f {
+			case 19: // MapNotify
+				if ev[12] == 0 { // not override-redirect: a real top-level
+					x.events <- xEvent{true, le.Uint32(ev[8:]), at}
+				}
+			case 17: // DestroyNotify
+				x.events <- xEvent{false, le.Uint32(ev[8:]), at}
+			}
+		}
+	}()
+	return nil
+}
+
+// drain forgets the events seen so far.
+func (x *xServer) drain() {
+	for {
+		select {
+		case <-x.events:
+		default:
+			return
+		}
+	}
+}
+
+// window runs cmd (already set up) and returns the time from its spawn to
+// its first top-level window being mapped; before returning it calls
+// mapped (with the process still running), then kills the process group
+// and waits for the window to be destroyed.
+func (x *xServer) window(cmd *exec.Cmd, mapped func(pid int)) (time.Duration, error) {
+	x.drain()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	kill := func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	timeout := time.After(15 * time.Second)
+	for {
+		select {
+		case e, ok := <-x.events:
+			if !ok {
+				kill()
+				return 0, errors.New("the X connection closed")
+			}
+			if !e.mapped {
+				continue
+			}
+			d := e.at.Sub(start)
+			if mapped != nil {
+				mapped(cmd.Process.Pid)
+			}
+			kill()
+			gone := time.After(3 * time.Second)
+		wait:
+			for {
+				select {
+				case g := <-x.events:
+					if !g.mapped && g.window == e.window {
+						break wait
+					}
+				case <-gone:
+					break wait
+				}
+			}
+			return d, nil
+		case err := <-done:
+			done <- err
+			kill()
+			return 0, fmt.Errorf("%s exited (%v) before a window appeared", filepath.Base(cmd.Path), err)
+		case <-timeout:
+			kill()
+			return 0, errors.New("no window in 15 s")
+		}
+	}
+}
+
+// childArgv is the command line of pid's first child process.
+func childArgv(pid int) []string {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, s := range stats {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			continue
+		}
+		_, rest, ok := bytes.Cut(b, []byte(") "))
+		f := strings.Fields(string(rest))
+		if !ok || len(f) < 2 || f[1] != strconv.Itoa(pid) {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join(filepath.Dir(s), "cmdline"))
+		if err == nil && len(cmdline) > 0 {
+			return strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
+		}
+	}
+	return nil
+}
+
+// dialogs: section 3.
+func dialogs() {
+	const what = "a desktop dialog's window appearing under Xvfb"
+	for _, p := range []string{"Xvfb", "yad", "zenity"} {
+		if _, err := exec.LookPath(p); err != nil {
+			skip(what, p+" is not installed (Debian packages xvfb, yad, zenity)")
+			return
+		}
+	}
+	x, err := startX()
+	if err != nil {
+		skip(what, "Xvfb: "+err.Error())
+		return
+	}
+	defer x.stop()
+	home := newHome()
+	environ := env(home, "DISPLAY="+x.display)
+	text := request(nil) // what the bare viewer shows: about the size of askperm's text
+	for _, program := range []string{"yad", "zenity"} {
+		what := fmt.Sprintf("a desktop dialog's window appearing under Xvfb: `--frontend %s` vs bare %s (text-info)", program, program)
+		var argv []string
+		a := func(i int) (time.Duration, error) {
+			cmd := exec.Command(*askperm, "--frontend", program, "--timeout", "60s")
+			cmd.Stdin = bytes.NewReader(request(withSession(fmt.Sprintf("dialog-%s-%d", program, i))))
+			cmd.Env = environ
+			return x.window(cmd, func(pid int) {
+				if argv == nil {
+					if argv = childArgv(pid); argv != nil {
+						fmt.Fprintf(os.Stderr, "  the dialog askperm runs: %q\n", argv)
+					}
+				}
+			})
+		}
+		b := func(int) (time.Duration, error) {
+			if argv == nil {
+				return 0, errors.New("the dialog askperm ran was not found")
+			}
+			r, w, err := os.Pipe()
+			if err != nil {
+				return 0, err
+			}
+			go func() { w.Write(text); w.Close() }()
+			defer r.Close()
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.ExtraFiles = []*os.File{r} // fd 3: --filename=/dev/fd/3
+			cmd.Env, cmd.Dir = environ, "/"
+			return x.window(cmd, nil)
+		}
+		da, db, err := pair(*runs, a, b)
+		if err != nil {
+			skip(what, "failed: "+err.Error())
+			continue
+		}
+		add(row{what, ms(da), ms(db) + " (bare " + program + ")", fmt.Sprintf("+%.2f ms", float64(da-db)/1e6), "≤ +3 ms", yes(da-db <= 3*time.Millisecond)})
+	}
+}
