@@ -1,34 +1,47 @@
 package decision
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
+	"hash"
+	"math"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gowebpki/jcs"
 )
+
+// The canonical form of RFC 8785 (JCS) is written from the tree readTree
+// reads with jsontext, so that a request is parsed once for both its
+// fields and its digest, and a digest streams into the hash without a copy
+// of the canonical form. jsontext checks the syntax, duplicate names after
+// unescaping and UTF-8 (lone surrogates too); readTree adds the range of a
+// double, which RFC 8785 requires (1e400 is an error, not Infinity).
+// jsontext.AppendFloat is ECMAScript's Number.prototype.toString, the
+// number form of RFC 8785 section 3.2.2.3; strings are escaped as section
+// 3.2.2.2 says and members sorted by UTF-16 code units (section 3.2.3).
 
 // Canonical returns the RFC 8785 (JCS) form of one JSON value.
 func Canonical(b []byte) ([]byte, error) {
-	out, err := jcs.Transform(b)
+	root, err := readTree(b, false)
 	if err != nil {
 		return nil, fmt.Errorf("canonical form: %w", err)
 	}
-	return out, nil
+	w := canonWriter{buf: make([]byte, 0, len(b))}
+	w.value(root)
+	return w.buf, nil
 }
 
 // RequestSHA256 is the lowercase hex SHA-256 of the JCS form of a request
 // exactly as received: the decision's request_sha256.
 func RequestSHA256(raw []byte) (string, error) {
-	c, err := Canonical(raw)
+	root, err := readTree(raw, false)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("canonical form: %w", err)
 	}
-	return sha256Hex(c), nil
+	return treeSHA256(root, false), nil
 }
 
 // ArgumentsDigest is the approval-binding digest of a call's arguments
@@ -39,49 +52,207 @@ func ArgumentsDigest(args []byte) (string, error) {
 	if args == nil {
 		args = []byte("null")
 	}
-	stringified, err := stringifyNumbers(args)
+	root, err := readTree(args, false)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("arguments: %w", err)
 	}
-	c, err := Canonical(stringified)
-	if err != nil {
-		return "", err
-	}
-	return sha256Hex(c), nil
+	return treeSHA256(root, true), nil
 }
 
-// stringifyNumbers rewrites one JSON value with every number token replaced
-// by a string token holding its JCS number form.
-func stringifyNumbers(b []byte) ([]byte, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(b))
-	var out bytes.Buffer
-	enc := jsontext.NewEncoder(&out)
-	for {
-		tok, err := dec.ReadToken()
-		if err == io.EOF {
-			return out.Bytes(), nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
-		if tok.Kind() == '0' {
-			f, err := strconv.ParseFloat(tok.String(), 64)
-			if err != nil {
-				return nil, fmt.Errorf("arguments: number %s: %w", tok.String(), err)
-			}
-			s, err := jcs.NumberToJSON(f)
-			if err != nil {
-				return nil, fmt.Errorf("arguments: number %s: %w", tok.String(), err)
-			}
-			tok = jsontext.String(s)
-		}
-		if err := enc.WriteToken(tok); err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
+// treeSHA256 is the hex SHA-256 of the canonical form of the tree at n,
+// streamed into the hash a chunk at a time.
+func treeSHA256(n *node, numbersAsStrings bool) string {
+	h := sha256.New()
+	w := canonWriter{buf: make([]byte, 0, canonChunk+64), h: h, numbersAsStrings: numbersAsStrings}
+	w.value(n)
+	w.flush()
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonChunk is how much canonical form is buffered before it is hashed.
+const canonChunk = 32 << 10
+
+// canonWriter writes the canonical form of a tree to buf, and hands buf
+// to h whenever it holds a chunk (with h nil, buf keeps it all).
+type canonWriter struct {
+	buf []byte
+	h   hash.Hash
+	// numbersAsStrings writes each number as the string of its canonical
+	// form (ArgumentsDigest).
+	numbersAsStrings bool
+}
+
+func (w *canonWriter) flush() {
+	if w.h != nil {
+		w.h.Write(w.buf)
+		w.buf = w.buf[:0]
 	}
 }
 
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+func (w *canonWriter) spill() {
+	if w.h != nil && len(w.buf) >= canonChunk {
+		w.flush()
+	}
+}
+
+// value writes the canonical form of n, a tree readTree accepted.
+func (w *canonWriter) value(n *node) {
+	switch n.kind {
+	case '{':
+		w.buf = append(w.buf, '{')
+		for i, m := range sortedMembers(n.members) {
+			if i > 0 {
+				w.buf = append(w.buf, ',')
+			}
+			w.string(m.name)
+			w.buf = append(w.buf, ':')
+			w.value(m.val)
+		}
+		w.buf = append(w.buf, '}')
+	case '[':
+		w.buf = append(w.buf, '[')
+		for i, e := range n.elems {
+			if i > 0 {
+				w.buf = append(w.buf, ',')
+			}
+			w.value(e)
+		}
+		w.buf = append(w.buf, ']')
+	case '"':
+		w.string(n.text)
+	case '0':
+		if w.numbersAsStrings {
+			w.buf = append(w.buf, '"')
+			w.buf = appendNumber(w.buf, n.text)
+			w.buf = append(w.buf, '"')
+		} else {
+			w.buf = appendNumber(w.buf, n.text)
+		}
+	case 't':
+		w.buf = append(w.buf, "true"...)
+	case 'f':
+		w.buf = append(w.buf, "false"...)
+	case 'n':
+		w.buf = append(w.buf, "null"...)
+	}
+	w.spill()
+}
+
+// appendNumber appends the canonical form of a number literal readTree
+// accepted: a finite double, where -0 is 0.
+func appendNumber(b []byte, lit string) []byte {
+	f, _ := strconv.ParseFloat(lit, 64)
+	if f == 0 {
+		return append(b, '0')
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		panic("decision: a number beyond a double in a checked tree: " + lit)
+	}
+	return jsontext.AppendFloat(b, f, 64)
+}
+
+// string writes s quoted as RFC 8785 section 3.2.2.2 says (and
+// JSON.stringify does): `"` and `\` escaped, U+0008, U+0009, U+000A,
+// U+000C and U+000D as \b, \t, \n, \f, \r, the other controls as \u00xx in
+// lowercase hex, everything else as itself. Long strings are written a
+// chunk at a time.
+func (w *canonWriter) string(s string) {
+	const hexDigits = "0123456789abcdef"
+	w.buf = append(w.buf, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !mustEscape[c] {
+			continue
+		}
+		w.text(s[start:i])
+		start = i + 1
+		switch c {
+		case '"', '\\':
+			w.buf = append(w.buf, '\\', c)
+		case '\b':
+			w.buf = append(w.buf, '\\', 'b')
+		case '\t':
+			w.buf = append(w.buf, '\\', 't')
+		case '\n':
+			w.buf = append(w.buf, '\\', 'n')
+		case '\f':
+			w.buf = append(w.buf, '\\', 'f')
+		case '\r':
+			w.buf = append(w.buf, '\\', 'r')
+		default:
+			w.buf = append(w.buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		w.spill()
+	}
+	w.text(s[start:])
+	w.buf = append(w.buf, '"')
+}
+
+// text appends s, a chunk at a time when hashing.
+func (w *canonWriter) text(s string) {
+	for w.h != nil && len(w.buf)+len(s) > canonChunk {
+		n := max(canonChunk-len(w.buf), 0)
+		w.buf = append(w.buf, s[:n]...)
+		s = s[n:]
+		w.flush()
+	}
+	w.buf = append(w.buf, s...)
+}
+
+// mustEscape says which bytes a canonical string escapes.
+var mustEscape = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// sortedMembers returns ms sorted by name in UTF-16 code units (RFC 8785
+// section 3.2.3); ms itself if it is sorted already.
+func sortedMembers(ms []member) []member {
+	if slices.IsSortedFunc(ms, compareMembers) {
+		return ms
+	}
+	sorted := slices.Clone(ms)
+	slices.SortFunc(sorted, compareMembers)
+	return sorted
+}
+
+func compareMembers(a, b member) int { return compareUTF16(a.name, b.name) }
+
+// compareUTF16 compares two valid UTF-8 strings as their UTF-16 code
+// units. UTF-8 byte order is code point order, which differs only where a
+// code point beyond U+FFFF (a surrogate pair, D800–DBFF first) meets one
+// of U+E000–U+FFFF.
+func compareUTF16(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	// Back to the start of the rune where they differ.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	if (ra > 0xffff) == (rb > 0xffff) {
+		return int(ra - rb)
+	}
+	// One is a surrogate pair, the other no surrogate: they differ in
+	// their first unit.
+	return int(utf16Unit(ra) - utf16Unit(rb))
+}
+
+// utf16Unit is the first UTF-16 code unit of r.
+func utf16Unit(r rune) rune {
+	if r > 0xffff {
+		return 0xd800 + (r-0x10000)>>10
+	}
+	return r
 }

@@ -296,6 +296,8 @@ func reverseMembers(dec *jsontext.Decoder, out []byte) ([]byte, error) {
 	}
 }
 
+// FuzzCanonical: Canonical agrees with the oracle (gowebpki/jcs), is
+// idempotent, and does not depend on member order.
 func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{
 		`{}`, `[]`, `null`, `true`, `0`, `-0.0`, `1E30`, `5e-324`, `"x"`,
@@ -306,7 +308,14 @@ func FuzzCanonical(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, b := range vectorFiles(f) {
+		f.Add(b)
+	}
+	for _, bits := range appendixB {
+		f.Add([]byte(`[` + strconv.FormatFloat(math.Float64frombits(bits), 'g', -1, 64) + `]`))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		checkOracle(t, in)
 		c, err := Canonical(in)
 		if err != nil {
 			return

@@ -67,9 +67,8 @@ func parseRequest(b []byte) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.SHA256, err = RequestSHA256(b); err != nil {
-		return nil, fail("", "%v", err)
-	}
+	// The digest is that of RequestSHA256, written from the tree already read.
+	req.SHA256 = treeSHA256(root, false)
 	return req, nil
 }
 
@@ -79,11 +78,12 @@ func readObject(b []byte) (*node, error) {
 	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
 		return nil, fail("", "starts with a byte order mark")
 	}
-	if !utf8.Valid(b) {
-		return nil, fail("", "invalid UTF-8 at byte %d", invalidAt(b))
-	}
-	root, err := readTree(b)
+	root, err := readTree(b, true)
 	if err != nil {
+		// jsontext rejects invalid UTF-8 too, but this says where it is.
+		if !utf8.Valid(b) {
+			return nil, fail("", "invalid UTF-8 at byte %d", invalidAt(b))
+		}
 		return nil, err
 	}
 	if root.kind != '{' {
@@ -134,78 +134,115 @@ func (n *node) kindName() string {
 	}
 }
 
-// readTree reads exactly one JSON value followed only by whitespace.
+// readTree reads b as exactly one JSON value followed only by whitespace.
 // jsontext rejects duplicate names (after unescaping), invalid UTF-8, lone
-// surrogates and everything RFC 8259 does not allow; readTree adds the
-// depth limit, NUL and I-JSON numbers.
-func readTree(b []byte) (*node, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(b))
-	root, err := readValue(dec, b, "")
+// surrogates and everything RFC 8259 does not allow. Numbers must be finite
+// doubles (RFC 8785 has no form for others). A request (strict) must also
+// keep to the depth limit, have no NUL and I-JSON integers.
+func readTree(b []byte, strict bool) (*node, error) {
+	// A bytes.Buffer is parsed in place; any other reader is copied.
+	r := &treeReader{dec: jsontext.NewDecoder(bytes.NewBuffer(b)), b: b, strict: strict}
+	root, err := r.value()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
+	if _, err := r.dec.ReadToken(); err != io.EOF {
 		return nil, fail("", "trailing data after the JSON value")
 	}
 	return root, nil
 }
 
-func readValue(dec *jsontext.Decoder, b []byte, path string) (*node, error) {
+// treeReader reads a tree from dec, which reads b.
+type treeReader struct {
+	dec    *jsontext.Decoder
+	b      []byte
+	strict bool
+	// path is where the value being read is, for errors: a member name,
+	// or an element's index when index >= 0.
+	path []step
+}
+
+type step struct {
+	name  string
+	index int
+}
+
+// where is the path of the value being read, as Error.Field has it.
+func (r *treeReader) where() string {
+	var s strings.Builder
+	for _, p := range r.path {
+		if p.index >= 0 {
+			fmt.Fprintf(&s, "[%d]", p.index)
+			continue
+		}
+		if s.Len() > 0 {
+			s.WriteByte('.')
+		}
+		s.WriteString(p.name)
+	}
+	return s.String()
+}
+
+func (r *treeReader) value() (*node, error) {
+	dec := r.dec
 	start := dec.InputOffset()
 	tok, err := dec.ReadToken()
 	if err != nil {
-		return nil, syntaxError(err, path)
+		return nil, syntaxError(err, r.where())
 	}
-	if dec.StackDepth() > MaxDepth {
-		return nil, fail(path, "nested deeper than %d levels", MaxDepth)
+	if r.strict && dec.StackDepth() > MaxDepth {
+		return nil, fail(r.where(), "nested deeper than %d levels", MaxDepth)
 	}
 	n := &node{kind: tok.Kind()}
 	switch n.kind {
 	case '"':
 		n.text = tok.String()
-		if strings.IndexByte(n.text, 0) >= 0 {
-			return nil, fail(path, "contains NUL (U+0000)")
+		if r.strict && strings.IndexByte(n.text, 0) >= 0 {
+			return nil, fail(r.where(), "contains NUL (U+0000)")
 		}
 	case '0':
 		n.text = tok.String()
-		if err := checkNumber(n.text); err != nil {
-			return nil, fail(path, "%v", err)
+		if err := checkNumber(n.text, r.strict); err != nil {
+			return nil, fail(r.where(), "%v", err)
 		}
 	case '{':
 		for dec.PeekKind() != '}' {
 			nameTok, err := dec.ReadToken()
 			if err != nil {
-				return nil, syntaxError(err, path)
+				return nil, syntaxError(err, r.where())
 			}
 			name := nameTok.String()
-			sub := join(path, name)
-			if strings.IndexByte(name, 0) >= 0 {
-				return nil, fail(path, "a member name contains NUL (U+0000)")
+			if r.strict && strings.IndexByte(name, 0) >= 0 {
+				return nil, fail(r.where(), "a member name contains NUL (U+0000)")
 			}
-			v, err := readValue(dec, b, sub)
+			r.path = append(r.path, step{name, -1})
+			v, err := r.value()
 			if err != nil {
 				return nil, err
 			}
+			r.path = r.path[:len(r.path)-1]
 			n.members = append(n.members, member{name, v})
 		}
 		if _, err := dec.ReadToken(); err != nil {
-			return nil, syntaxError(err, path)
+			return nil, syntaxError(err, r.where())
 		}
 	case '[':
 		for i := 0; dec.PeekKind() != ']'; i++ {
-			v, err := readValue(dec, b, fmt.Sprintf("%s[%d]", path, i))
+			r.path = append(r.path, step{index: i})
+			v, err := r.value()
 			if err != nil {
 				return nil, err
 			}
+			r.path = r.path[:len(r.path)-1]
 			n.elems = append(n.elems, v)
 		}
 		if _, err := dec.ReadToken(); err != nil {
-			return nil, syntaxError(err, path)
+			return nil, syntaxError(err, r.where())
 		}
 	}
 	// InputOffset before a value points before the separator and whitespace
 	// that precede it.
-	n.raw = bytes.TrimLeft(b[start:dec.InputOffset()], " \t\r\n:,")
+	n.raw = bytes.TrimLeft(r.b[start:dec.InputOffset()], " \t\r\n:,")
 	return n, nil
 }
 
@@ -226,15 +263,15 @@ func syntaxError(err error, path string) error {
 	return fail("", "invalid JSON: %v", err)
 }
 
-// checkNumber enforces I-JSON: finite doubles, and integers written without
-// fraction or exponent within ±(2^53−1), so that no two requests share a
-// digest by rounding.
-func checkNumber(lit string) error {
+// checkNumber enforces finite doubles and, when strict, I-JSON: integers
+// written without fraction or exponent within ±(2^53−1), so that no two
+// requests share a digest by rounding.
+func checkNumber(lit string, strict bool) error {
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil || math.IsInf(f, 0) {
 		return fmt.Errorf("number %s is beyond the range of a double", lit)
 	}
-	if !strings.ContainsAny(lit, ".eE") && math.Abs(f) > maxSafeInteger {
+	if strict && !strings.ContainsAny(lit, ".eE") && math.Abs(f) > maxSafeInteger {
 		return fmt.Errorf("integer %s is beyond ±(2^53−1)", lit)
 	}
 	return nil

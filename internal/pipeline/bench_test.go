@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,3 +42,45 @@ func BenchmarkDecideWithMemory(b *testing.B) {
 	// No rate limit: b.N requests in a few seconds would trip it.
 	benchDecide(b, &Memory{Dir: b.TempDir(), SessionIdle: time.Hour, Breaker: state.DefaultBreaker})
 }
+
+// bigRequest is a request of about 1 MiB whose bulk is a detail's text
+// (inArgs false) or an argument's string (inArgs true), with escapes and
+// non-ASCII text in it.
+func bigRequest(inArgs bool) []byte {
+	const size = 1 << 20
+	head := `{"id":"b","server":"fs","tool":"write_file","action":"write","session_id":"s",` +
+		`"dimensions":[{"name":"path","value":"/p/a","scopes":[{"label":"file","match":"/p/a"}]}],` +
+		`"grants":[{"name":"fs.write"}],`
+	var body, tail string
+	if inArgs {
+		head += `"arguments":{"path":"/p/a","n":[1,2.50,1e3],"content":"`
+		tail = `"}}`
+	} else {
+		head += `"arguments":{"path":"/p/a"},"details":[{"label":"content","text":"`
+		tail = `"}]}`
+	}
+	const line = "line \u00e9 text\\n\\t\\\""
+	body = strings.Repeat(line, (size-len(head)-len(tail))/len(line))
+	return []byte(head + body + tail)
+}
+
+// benchDecideBig decides a 1 MiB request by a canned answer, as
+// `askperm --answer deny-once` does.
+func benchDecideBig(b *testing.B, inArgs bool) {
+	canned, err := answers.Single("deny-once", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := New(Config{Timeout: time.Minute, MaxRequest: 2 << 20, Answers: canned})
+	raw := bigRequest(inArgs)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := p.Decide(context.Background(), raw); out.Decision == nil || out.Err != nil {
+			b.Fatal(out.Err)
+		}
+	}
+}
+
+func BenchmarkDecide1MiB(b *testing.B)          { benchDecideBig(b, false) }
+func BenchmarkDecide1MiBArguments(b *testing.B) { benchDecideBig(b, true) }
