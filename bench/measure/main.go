@@ -102,6 +102,9 @@ func ratio(a, b time.Duration) string {
 	if b <= 0 {
 		return "-"
 	}
+	if r := float64(a) / float64(b); r < 0.1 {
+		return fmt.Sprintf("%.3f×", r)
+	}
 	return fmt.Sprintf("%.2f×", float64(a)/float64(b))
 }
 
@@ -126,18 +129,30 @@ func median(ds []time.Duration) time.Duration {
 // and returns their medians: alternating spreads the machine's drift over
 // both sides.
 func pair(n int, a, b func(i int) (time.Duration, error)) (time.Duration, time.Duration, error) {
+	return pairN(n, n, a, b)
+}
+
+// pairN is pair with b run only nb times (its first nb turns): for a peer
+// that takes seconds.
+func pairN(n, nb int, a, b func(i int) (time.Duration, error)) (time.Duration, time.Duration, error) {
 	var as, bs []time.Duration
 	for i := -1; i < n; i++ {
 		da, err := a(i)
 		if err != nil {
 			return 0, 0, err
 		}
+		if i >= 0 {
+			as = append(as, da)
+		}
+		if i >= nb {
+			continue
+		}
 		db, err := b(i)
 		if err != nil {
 			return 0, 0, err
 		}
 		if i >= 0 {
-			as, bs = append(as, da), append(bs, db)
+			bs = append(bs, db)
 		}
 	}
 	return median(as), median(bs), nil
