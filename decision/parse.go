@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -186,17 +187,26 @@ func (r *treeReader) where() string {
 func (r *treeReader) value() (*node, error) {
 	dec := r.dec
 	start := dec.InputOffset()
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return nil, syntaxError(err, r.where())
+	var tok jsontext.Token
+	n := &node{kind: dec.PeekKind()}
+	if n.kind == '"' {
+		text, err := r.string()
+		if err != nil {
+			return nil, err
+		}
+		n.text = text
+	} else {
+		var err error
+		if tok, err = dec.ReadToken(); err != nil {
+			return nil, syntaxError(err, r.where())
+		}
+		n.kind = tok.Kind()
 	}
 	if r.strict && dec.StackDepth() > MaxDepth {
 		return nil, fail(r.where(), "nested deeper than %d levels", MaxDepth)
 	}
-	n := &node{kind: tok.Kind()}
 	switch n.kind {
 	case '"':
-		n.text = tok.String()
 		if r.strict && strings.IndexByte(n.text, 0) >= 0 {
 			return nil, fail(r.where(), "contains NUL (U+0000)")
 		}
@@ -207,11 +217,10 @@ func (r *treeReader) value() (*node, error) {
 		}
 	case '{':
 		for dec.PeekKind() != '}' {
-			nameTok, err := dec.ReadToken()
+			name, err := r.string()
 			if err != nil {
-				return nil, syntaxError(err, r.where())
+				return nil, err
 			}
-			name := nameTok.String()
 			if r.strict && strings.IndexByte(name, 0) >= 0 {
 				return nil, fail(r.where(), "a member name contains NUL (U+0000)")
 			}
@@ -244,6 +253,76 @@ func (r *treeReader) value() (*node, error) {
 	// that precede it.
 	n.raw = bytes.TrimLeft(r.b[start:dec.InputOffset()], " \t\r\n:,")
 	return n, nil
+}
+
+// string reads a string or a member name.
+func (r *treeReader) string() (string, error) {
+	v, err := r.dec.ReadValue()
+	if err != nil {
+		return "", syntaxError(err, r.where())
+	}
+	return unquote(v), nil
+}
+
+// unquote decodes a string token jsontext has checked: escapes well
+// formed, surrogates paired, valid UTF-8. It allocates the string only,
+// as long as the token or shorter (an escape is never shorter than what
+// it stands for).
+func unquote(tok []byte) string {
+	body := tok[1 : len(tok)-1]
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 {
+		return string(body)
+	}
+	var s strings.Builder
+	s.Grow(len(body))
+	for i >= 0 {
+		s.Write(body[:i])
+		c := body[i+1]
+		body = body[i+2:]
+		switch c {
+		case 'b':
+			s.WriteByte('\b')
+		case 'f':
+			s.WriteByte('\f')
+		case 'n':
+			s.WriteByte('\n')
+		case 'r':
+			s.WriteByte('\r')
+		case 't':
+			s.WriteByte('\t')
+		case 'u':
+			r := hex4(body)
+			body = body[4:]
+			if utf16.IsSurrogate(r) {
+				r = utf16.DecodeRune(r, hex4(body[2:]))
+				body = body[6:]
+			}
+			s.WriteRune(r)
+		default: // '"', '\\', '/'
+			s.WriteByte(c)
+		}
+		i = bytes.IndexByte(body, '\\')
+	}
+	s.Write(body)
+	return s.String()
+}
+
+// hex4 is the value of the four hex digits b starts with.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= 'a':
+			c -= 'a' - 10
+		case c >= 'A':
+			c -= 'A' - 10
+		default:
+			c -= '0'
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // syntaxError turns a jsontext error into a readable one-line Error.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzParse: Parse never panics; an error never comes with a request; an
@@ -107,3 +109,28 @@ func benchmarkParse(b *testing.B, size int) {
 // Parse includes the request digest (JCS + SHA-256).
 func BenchmarkParse1KiB(b *testing.B) { benchmarkParse(b, 1<<10) }
 func BenchmarkParse1MiB(b *testing.B) { benchmarkParse(b, 1<<20) }
+
+// FuzzUnquote: unquote decodes every string token jsontext accepts as
+// jsontext does.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`""`, `"x"`, `"\u00e9\ud83d\ude00\n\t\"\\\/\b\f\r"`, `"\uD83D\uDE00\u0000\uFFFF"`, `"a\u20ACb"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		dec := jsontext.NewDecoder(bytes.NewReader(in))
+		if dec.PeekKind() != '"' {
+			return
+		}
+		tok, err := dec.ReadValue()
+		if err != nil {
+			return
+		}
+		want, err := jsontext.AppendUnquote(nil, tok)
+		if err != nil {
+			t.Fatalf("jsontext read %q, but cannot unquote it: %v", tok, err)
+		}
+		if got := unquote(tok); got != string(want) {
+			t.Fatalf("unquote(%q) = %q, want %q", tok, got, want)
+		}
+	})
+}

@@ -23,7 +23,7 @@ func Read(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
 			defer release()
 			stop := context.AfterFunc(ctx, func() { _ = pf.SetReadDeadline(time.Unix(1, 0)) })
 			defer stop()
-			b, err := io.ReadAll(io.LimitReader(pf, max+1))
+			b, err := readAll(pf, max, sizeHint(f))
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("request not fully read: %w", context.Cause(ctx))
 			}
@@ -35,8 +35,12 @@ func Read(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
 		err error
 	}
 	done := make(chan result, 1)
+	hint := int64(-1)
+	if f, ok := r.(*os.File); ok {
+		hint = sizeHint(f)
+	}
 	go func() {
-		b, err := io.ReadAll(io.LimitReader(r, max+1))
+		b, err := readAll(r, max, hint)
 		done <- result{b, err}
 	}()
 	select {
@@ -45,6 +49,54 @@ func Read(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
 	case res := <-done:
 		return checkRead(res.b, res.err, max)
 	}
+}
+
+// firstRead is the buffer a read of unknown size starts with. Pages of it
+// that are never read into are never touched, so a small request costs
+// little more than its size; a request of up to about a MiB is read into
+// it with no copy.
+const firstRead = 1 << 20
+
+// readAll reads r up to EOF, but no more than max+1 bytes (one past the
+// cap, to tell a request that is too large), into one buffer: size bytes
+// where the size is known (hint >= 0), else firstRead and doubling.
+func readAll(r io.Reader, max, hint int64) ([]byte, error) {
+	limit := max + 1
+	size := min(limit, firstRead)
+	if hint >= 0 {
+		size = min(limit, hint+1) // +1: room to see the EOF
+	}
+	b := make([]byte, 0, size)
+	for int64(len(b)) < limit {
+		if len(b) == cap(b) {
+			grown := make([]byte, len(b), min(limit, 2*int64(cap(b))))
+			copy(grown, b)
+			b = grown
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// sizeHint is how much is left to read of f when it is a regular file,
+// else -1.
+func sizeHint(f *os.File) int64 {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return -1
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || off > fi.Size() {
+		return -1
+	}
+	return fi.Size() - off
 }
 
 func checkRead(b []byte, err error, max int64) ([]byte, error) {
