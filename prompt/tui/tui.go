@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"golang.org/x/sys/unix"
 	xterm "golang.org/x/term"
 
 	"github.com/askperm/askperm/decision"
@@ -133,18 +135,41 @@ func (t *tuiSession) run(ctx context.Context, f *form.Form, st stage) (err error
 	gate := newArmGate(t.armDelay, time.Now)
 	in := t.keys.attach(gate)
 	defer t.keys.detach(in)
+	// Resizes are watched before the size is read: none is missed.
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, unix.SIGWINCH)
+	defer signal.Stop(winch)
 	cfg := screenConfig{styles: t.styles, deadline: t.deadline, now: time.Now, gate: gate, input: in}
-	if w, h, err := xterm.GetSize(int(t.term.Fd())); err == nil {
+	fd := int(t.term.Fd())
+	if w, h, err := xterm.GetSize(fd); err == nil {
 		cfg.width, cfg.height = w, h
 	}
 	s := newTUIScreen(f, st, cfg)
-	p := tea.NewProgram(s,
+	if _, err := io.WriteString(t.term, stageSetUp); err != nil {
+		return fmt.Errorf("%w: %w: %w", errHungUp, err, prompt.ErrCancelled)
+	}
+	defer func() { _, _ = io.WriteString(t.term, stageTearDown) }()
+	p := tea.NewProgram(newDrawnScreen(s, frameOutput{w: t.term, gate: gate}),
 		tea.WithContext(ctx),
 		tea.WithInput(in),
-		tea.WithOutput(frameOutput{File: t.term, gate: gate}),
+		tea.WithoutRenderer(),      // askperm draws each frame as it is rendered
+		tea.WithOutput(io.Discard), // bubbletea writes nothing, and never on stdout
 		tea.WithoutSignalHandler(), // signals arrive as ctx's cancellation
-		tea.WithAltScreen(),
 	)
+	resized := make(chan struct{})
+	defer close(resized)
+	go func() {
+		for {
+			select {
+			case <-winch:
+				if w, h, err := xterm.GetSize(fd); err == nil {
+					p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+				}
+			case <-resized:
+				return
+			}
+		}
+	}()
 	_, runErr := p.Run()
 
 	switch {

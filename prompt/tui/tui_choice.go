@@ -35,6 +35,13 @@ type choiceStage struct {
 	reasonFocused bool        // the reason has the focus
 	err           string
 	changed       time.Time // when the focus last moved to another choice
+
+	// The question as last drawn, at drawnWidth; nil: stale. Every
+	// change to the fields makes it stale. A frame measures the question
+	// and then draws it, and bubbletea renders a frame after every
+	// message: huh draws the fields only when they changed.
+	drawn      []string
+	drawnWidth int
 }
 
 // choiceKeys are the letters that choose, as in the line prompt.
@@ -136,6 +143,7 @@ func (c *choiceStage) moveTo(i int, p press) {
 	if i < 0 || i >= len(c.choices) || i == from {
 		return
 	}
+	c.drawn = nil
 	k := tea.KeyMsg{Type: tea.KeyDown}
 	if i < from {
 		k.Type = tea.KeyUp
@@ -160,6 +168,7 @@ func (c *choiceStage) reset() {
 func (c *choiceStage) typing() bool { return c.reasonFocused }
 
 func (c *choiceStage) typeKey(k tea.KeyMsg) bool {
+	c.drawn = nil
 	switch k.Type {
 	case tea.KeyRunes, tea.KeySpace:
 		if text := typed(k); len(text) > 0 {
@@ -195,6 +204,7 @@ func typed(k tea.KeyMsg) []rune {
 }
 
 func (c *choiceStage) focusReason(on bool) {
+	c.drawn = nil
 	c.reasonFocused = on
 	if on {
 		c.pick.Blur()
@@ -220,11 +230,17 @@ func (c *choiceStage) answer(message string) bool {
 func (c *choiceStage) note(int) []string { return nil }
 
 func (c *choiceStage) view(width, _ int) []string {
-	if !c.reasonFocused {
-		return c.show(c.pick, width)
+	if c.drawn != nil && c.drawnWidth == width {
+		return c.drawn
 	}
-	lines := hanging("  Chosen: "+form.ChoiceLabel(c.choice), width)
-	return append(lines, c.show(c.text, width)...)
+	if !c.reasonFocused {
+		c.drawn = c.show(c.pick, width)
+	} else {
+		lines := hanging("  Chosen: "+form.ChoiceLabel(c.choice), width)
+		c.drawn = append(lines, c.show(c.text, width)...)
+	}
+	c.drawnWidth = width
+	return c.drawn
 }
 
 // show draws f at width. The field's width leaves out its border, which

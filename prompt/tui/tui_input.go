@@ -335,20 +335,16 @@ func (g *armGate) armedAt() (at time.Time, ok bool) {
 	return at, true
 }
 
-// frameOutput is the terminal as the stage's program writes to it,
-// telling the gate when each write is done. It is a terminal file for
-// bubbletea, which reads the window size from it.
+// frameOutput is the terminal as a stage's frames are written to it,
+// telling the gate when each write is done.
 type frameOutput struct {
-	*os.File
+	w    io.Writer
 	gate *armGate
 }
 
 func (o frameOutput) Write(p []byte) (int, error) {
 	start := o.gate.now()
-	n, err := o.File.Write(p)
+	n, err := o.w.Write(p)
 	o.gate.wrote(start)
 	return n, err
 }
-
-// WriteString hides the file's own, which would bypass Write.
-func (o frameOutput) WriteString(s string) (int, error) { return o.Write([]byte(s)) }
