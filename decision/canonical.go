@@ -1,13 +1,14 @@
 package decision
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"hash"
 	"math"
 	"slices"
-	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -104,7 +105,7 @@ func (w *canonWriter) value(n *node) {
 			if i > 0 {
 				w.buf = append(w.buf, ',')
 			}
-			w.string(m.name)
+			w.string(m.nameRaw)
 			w.buf = append(w.buf, ':')
 			w.value(m.val)
 		}
@@ -119,14 +120,14 @@ func (w *canonWriter) value(n *node) {
 		}
 		w.buf = append(w.buf, ']')
 	case '"':
-		w.string(n.text)
+		w.string(n.raw)
 	case '0':
 		if w.numbersAsStrings {
 			w.buf = append(w.buf, '"')
-			w.buf = appendNumber(w.buf, n.text)
+			w.buf = appendNumber(w.buf, n.num)
 			w.buf = append(w.buf, '"')
 		} else {
-			w.buf = appendNumber(w.buf, n.text)
+			w.buf = appendNumber(w.buf, n.num)
 		}
 	case 't':
 		w.buf = append(w.buf, "true"...)
@@ -138,76 +139,87 @@ func (w *canonWriter) value(n *node) {
 	w.spill()
 }
 
-// appendNumber appends the canonical form of a number literal readTree
-// accepted: a finite double, where -0 is 0.
-func appendNumber(b []byte, lit string) []byte {
-	f, _ := strconv.ParseFloat(lit, 64)
+// appendNumber appends the canonical form of a number readTree accepted:
+// a finite double, where -0 is 0.
+func appendNumber(b []byte, f float64) []byte {
 	if f == 0 {
 		return append(b, '0')
 	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		panic("decision: a number beyond a double in a checked tree: " + lit)
+		panic("decision: a number beyond a double in a checked tree")
 	}
 	return jsontext.AppendFloat(b, f, 64)
 }
 
-// string writes s quoted as RFC 8785 section 3.2.2.2 says (and
-// JSON.stringify does): `"` and `\` escaped, U+0008, U+0009, U+000A,
-// U+000C and U+000D as \b, \t, \n, \f, \r, the other controls as \u00xx in
-// lowercase hex, everything else as itself. Long strings are written a
-// chunk at a time.
-func (w *canonWriter) string(s string) {
-	const hexDigits = "0123456789abcdef"
+// string writes a string token jsontext checked in the form of RFC 8785
+// section 3.2.2.2 (and JSON.stringify): the shortest escapes, which are
+// most of those JSON has (\", \\, \b, \t, \n, \f, \r), so the token
+// is copied but for \/ and \u escapes. Long runs go to the hash uncopied.
+func (w *canonWriter) string(tok []byte) {
+	body := tok[1 : len(tok)-1]
 	w.buf = append(w.buf, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !mustEscape[c] {
-			continue
+	for {
+		i := bytes.IndexByte(body, '\\')
+		if i < 0 {
+			w.bytes(body)
+			break
 		}
-		w.text(s[start:i])
-		start = i + 1
+		w.bytes(body[:i])
+		c := body[i+1]
+		body = body[i+2:]
 		switch c {
-		case '"', '\\':
+		case 'u':
+			r := hex4(body)
+			body = body[4:]
+			if utf16.IsSurrogate(r) {
+				r = utf16.DecodeRune(r, hex4(body[2:]))
+				body = body[6:]
+			}
+			w.rune(r)
+		case '/':
+			w.buf = append(w.buf, '/')
+		default: // '"', '\\', 'b', 't', 'n', 'f', 'r'
 			w.buf = append(w.buf, '\\', c)
-		case '\b':
-			w.buf = append(w.buf, '\\', 'b')
-		case '\t':
-			w.buf = append(w.buf, '\\', 't')
-		case '\n':
-			w.buf = append(w.buf, '\\', 'n')
-		case '\f':
-			w.buf = append(w.buf, '\\', 'f')
-		case '\r':
-			w.buf = append(w.buf, '\\', 'r')
-		default:
-			w.buf = append(w.buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		w.spill()
 	}
-	w.text(s[start:])
 	w.buf = append(w.buf, '"')
+	w.spill()
 }
 
-// text appends s, a chunk at a time when hashing.
-func (w *canonWriter) text(s string) {
-	for w.h != nil && len(w.buf)+len(s) > canonChunk {
-		n := max(canonChunk-len(w.buf), 0)
-		w.buf = append(w.buf, s[:n]...)
-		s = s[n:]
+// rune writes r as a canonical string has it.
+func (w *canonWriter) rune(r rune) {
+	const hexDigits = "0123456789abcdef"
+	switch r {
+	case '"', '\\':
+		w.buf = append(w.buf, '\\', byte(r))
+	case '\b':
+		w.buf = append(w.buf, '\\', 'b')
+	case '\t':
+		w.buf = append(w.buf, '\\', 't')
+	case '\n':
+		w.buf = append(w.buf, '\\', 'n')
+	case '\f':
+		w.buf = append(w.buf, '\\', 'f')
+	case '\r':
+		w.buf = append(w.buf, '\\', 'r')
+	default:
+		if r < 0x20 {
+			w.buf = append(w.buf, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xf])
+		} else {
+			w.buf = utf8.AppendRune(w.buf, r)
+		}
+	}
+}
+
+// bytes writes b; when hashing, a long b goes to the hash as it is.
+func (w *canonWriter) bytes(b []byte) {
+	if w.h != nil && len(w.buf)+len(b) > canonChunk {
 		w.flush()
+		w.h.Write(b)
+		return
 	}
-	w.buf = append(w.buf, s...)
+	w.buf = append(w.buf, b...)
 }
-
-// mustEscape says which bytes a canonical string escapes.
-var mustEscape = func() (t [256]bool) {
-	for c := range 0x20 {
-		t[c] = true
-	}
-	t['"'], t['\\'] = true, true
-	return t
-}()
 
 // sortedMembers returns ms sorted by name in UTF-16 code units (RFC 8785
 // section 3.2.3); ms itself if it is sorted already.

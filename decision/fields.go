@@ -352,10 +352,11 @@ func str(n *node, path string, max int) (string, error) {
 	if n.kind != '"' {
 		return "", fail(path, "expected a string, got %s", n.kindName())
 	}
-	if max > 0 && len(n.text) > max {
+	text := n.str()
+	if max > 0 && len(text) > max {
 		return "", fail(path, "longer than %d bytes", max)
 	}
-	return n.text, nil
+	return text, nil
 }
 
 // line returns a single-line string field.
@@ -443,7 +444,7 @@ func number(n *node, path string) (float64, error) {
 	if n.kind != '0' {
 		return 0, fail(path, "expected a number, got %s", n.kindName())
 	}
-	return strconv.ParseFloat(n.text, 64) // checked by readValue
+	return n.num, nil
 }
 
 // checkVersion accepts only the protocol version askperm speaks.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -107,15 +108,21 @@ func invalidAt(b []byte) int {
 // node is one JSON value of the tree.
 type node struct {
 	kind    jsontext.Kind // '{', '[', '"', '0', 't', 'f', 'n'
-	text    string        // a string's value, a number's literal
+	text    string        // a number's literal
+	num     float64       // a number's value
 	members []member      // objects, in input order
 	elems   []*node       // arrays
 	raw     []byte        // the value's bytes as received
 }
 
+// str is a string's value, decoded from its token on each call: most
+// strings of a large request (arguments, _meta) are never needed decoded.
+func (n *node) str() string { return unquote(n.raw) }
+
 type member struct {
-	name string
-	val  *node
+	name    string
+	nameRaw []byte // the name's token as received
+	val     *node
 }
 
 func (n *node) kindName() string {
@@ -161,6 +168,20 @@ type treeReader struct {
 	// path is where the value being read is, for errors: a member name,
 	// or an element's index when index >= 0.
 	path []step
+	// nodes are allocated from slab, a block at a time; the members and
+	// elements of the objects and arrays being read wait in the stacks
+	// and are copied out once counted.
+	slab    []node
+	members []member
+	elems   []*node
+}
+
+func (r *treeReader) newNode(kind jsontext.Kind) *node {
+	if len(r.slab) == cap(r.slab) {
+		r.slab = make([]node, 0, 64)
+	}
+	r.slab = append(r.slab, node{kind: kind})
+	return &r.slab[len(r.slab)-1]
 }
 
 type step struct {
@@ -188,15 +209,13 @@ func (r *treeReader) value() (*node, error) {
 	dec := r.dec
 	start := dec.InputOffset()
 	var tok jsontext.Token
-	n := &node{kind: dec.PeekKind()}
+	var err error
+	n := r.newNode(dec.PeekKind())
 	if n.kind == '"' {
-		text, err := r.string()
-		if err != nil {
+		if n.raw, err = r.stringToken(); err != nil {
 			return nil, err
 		}
-		n.text = text
 	} else {
-		var err error
 		if tok, err = dec.ReadToken(); err != nil {
 			return nil, syntaxError(err, r.where())
 		}
@@ -207,20 +226,23 @@ func (r *treeReader) value() (*node, error) {
 	}
 	switch n.kind {
 	case '"':
-		if r.strict && strings.IndexByte(n.text, 0) >= 0 {
+		if r.strict && hasNUL(n.raw) {
 			return nil, fail(r.where(), "contains NUL (U+0000)")
 		}
+		return n, nil
 	case '0':
 		n.text = tok.String()
-		if err := checkNumber(n.text, r.strict); err != nil {
+		if n.num, err = checkNumber(n.text, r.strict); err != nil {
 			return nil, fail(r.where(), "%v", err)
 		}
 	case '{':
+		mark := len(r.members)
 		for dec.PeekKind() != '}' {
-			name, err := r.string()
+			nameRaw, err := r.stringToken()
 			if err != nil {
 				return nil, err
 			}
+			name := unquote(nameRaw)
 			if r.strict && strings.IndexByte(name, 0) >= 0 {
 				return nil, fail(r.where(), "a member name contains NUL (U+0000)")
 			}
@@ -230,12 +252,16 @@ func (r *treeReader) value() (*node, error) {
 				return nil, err
 			}
 			r.path = r.path[:len(r.path)-1]
-			n.members = append(n.members, member{name, v})
+			r.members = append(r.members, member{name, nameRaw, v})
 		}
+		n.members = slices.Clone(r.members[mark:])
+		clear(r.members[mark:])
+		r.members = r.members[:mark]
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, syntaxError(err, r.where())
 		}
 	case '[':
+		mark := len(r.elems)
 		for i := 0; dec.PeekKind() != ']'; i++ {
 			r.path = append(r.path, step{index: i})
 			v, err := r.value()
@@ -243,25 +269,48 @@ func (r *treeReader) value() (*node, error) {
 				return nil, err
 			}
 			r.path = r.path[:len(r.path)-1]
-			n.elems = append(n.elems, v)
+			r.elems = append(r.elems, v)
 		}
+		n.elems = slices.Clone(r.elems[mark:])
+		clear(r.elems[mark:])
+		r.elems = r.elems[:mark]
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, syntaxError(err, r.where())
 		}
 	}
-	// InputOffset before a value points before the separator and whitespace
-	// that precede it.
-	n.raw = bytes.TrimLeft(r.b[start:dec.InputOffset()], " \t\r\n:,")
+	// InputOffset before a value points before the separator and
+	// whitespace that precede it.
+	for strings.IndexByte(" \t\r\n:,", r.b[start]) >= 0 {
+		start++
+	}
+	n.raw = r.b[start:dec.InputOffset()]
 	return n, nil
 }
 
-// string reads a string or a member name.
-func (r *treeReader) string() (string, error) {
+// stringToken reads a string or a member name, and returns its token as
+// received, in the input.
+func (r *treeReader) stringToken() ([]byte, error) {
 	v, err := r.dec.ReadValue()
 	if err != nil {
-		return "", syntaxError(err, r.where())
+		return nil, syntaxError(err, r.where())
 	}
-	return unquote(v), nil
+	end := r.dec.InputOffset()
+	return r.b[end-int64(len(v)) : end], nil
+}
+
+// hasNUL reports whether a string token that jsontext checked stands for
+// a NUL, which can only be written \u0000.
+func hasNUL(tok []byte) bool {
+	for i := 0; ; i += 2 {
+		j := bytes.IndexByte(tok[i:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if tok[i+1] == 'u' && hex4(tok[i+2:]) == 0 {
+			return true
+		}
+	}
 }
 
 // unquote decodes a string token jsontext has checked: escapes well
@@ -345,15 +394,15 @@ func syntaxError(err error, path string) error {
 // checkNumber enforces finite doubles and, when strict, I-JSON: integers
 // written without fraction or exponent within ±(2^53−1), so that no two
 // requests share a digest by rounding.
-func checkNumber(lit string, strict bool) error {
+func checkNumber(lit string, strict bool) (float64, error) {
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil || math.IsInf(f, 0) {
-		return fmt.Errorf("number %s is beyond the range of a double", lit)
+		return 0, fmt.Errorf("number %s is beyond the range of a double", lit)
 	}
 	if strict && !strings.ContainsAny(lit, ".eE") && math.Abs(f) > maxSafeInteger {
-		return fmt.Errorf("integer %s is beyond ±(2^53−1)", lit)
+		return 0, fmt.Errorf("integer %s is beyond ±(2^53−1)", lit)
 	}
-	return nil
+	return f, nil
 }
 
 func join(path, name string) string {

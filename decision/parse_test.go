@@ -155,6 +155,7 @@ func TestParseAcceptsLimits(t *testing.T) {
 		`{"action":"x","arguments":null}`,
 		"{\"action\":\"\\uffff\ufdd0\"}", // noncharacters are accepted (and shown escaped)
 		" \n{\"action\":\"x\"}\n\t ",
+		`{"action":"a\\u0000","arguments":["\\\\u0000\\"]}`, // an escaped backslash before u0000
 	} {
 		if _, err := Parse([]byte(in)); err != nil {
 			t.Errorf("%.60q: %v", in, err)
@@ -254,5 +255,15 @@ func TestParseMinimal(t *testing.T) {
 	// sorted keys, equal to JCS for this input).
 	if r.SHA256 != "16384135fc236bb03583cf3024b9fb573cc1ae45f908a98d0601d2ab45f8cfbe" {
 		t.Errorf("request_sha256 %s", r.SHA256)
+	}
+}
+
+// Arguments of every kind are kept as received.
+func TestParseKeepsArguments(t *testing.T) {
+	for _, in := range []string{`5`, `-0.0`, `"x\/y"`, `true`, `false`, `null`, `[ 1 ]`, `{ "a" : 1 }`} {
+		req, err := Parse([]byte(`{"action":"x","arguments": ` + in + ` }`))
+		if err != nil || string(req.Arguments) != in {
+			t.Errorf("arguments %s: got %q, %v", in, req.Arguments, err)
+		}
 	}
 }
