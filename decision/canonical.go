@@ -8,7 +8,6 @@ import (
 	"hash"
 	"math"
 	"slices"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -169,12 +168,8 @@ func (w *canonWriter) string(tok []byte) {
 		body = body[i+2:]
 		switch c {
 		case 'u':
-			r := hex4(body)
-			body = body[4:]
-			if utf16.IsSurrogate(r) {
-				r = utf16.DecodeRune(r, hex4(body[2:]))
-				body = body[6:]
-			}
+			var r rune
+			r, body = unicodeEscape(body)
 			w.rune(r)
 		case '/':
 			w.buf = append(w.buf, '/')

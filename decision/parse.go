@@ -341,12 +341,8 @@ func unquote(tok []byte) string {
 		case 't':
 			s.WriteByte('\t')
 		case 'u':
-			r := hex4(body)
-			body = body[4:]
-			if utf16.IsSurrogate(r) {
-				r = utf16.DecodeRune(r, hex4(body[2:]))
-				body = body[6:]
-			}
+			var r rune
+			r, body = unicodeEscape(body)
 			s.WriteRune(r)
 		default: // '"', '\\', '/'
 			s.WriteByte(c)
@@ -355,6 +351,17 @@ func unquote(tok []byte) string {
 	}
 	s.Write(body)
 	return s.String()
+}
+
+// unicodeEscape decodes the \u escape whose hex digits b starts with, and
+// the low surrogate's escape after it if it is a high one (jsontext
+// checked they pair), and returns the rune and the rest of b.
+func unicodeEscape(b []byte) (rune, []byte) {
+	r := hex4(b)
+	if utf16.IsSurrogate(r) {
+		return utf16.DecodeRune(r, hex4(b[6:])), b[10:]
+	}
+	return r, b[4:]
 }
 
 // hex4 is the value of the four hex digits b starts with.
