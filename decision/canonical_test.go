@@ -335,3 +335,11 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// An error says what is wrong and where, with no document name.
+func TestCanonicalErrorSaysWhere(t *testing.T) {
+	_, err := Canonical([]byte(`[1,{"b":1e999}]`))
+	if want := `canonical form: field "[1].b": number 1e999 is beyond the range of a double`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -24,10 +24,14 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	if e.Field == "" {
-		return e.Doc + ": " + e.Problem
+	msg := e.Problem
+	if e.Field != "" {
+		msg = fmt.Sprintf("field %q: %s", e.Field, e.Problem)
 	}
-	return fmt.Sprintf("%s: field %q: %s", e.Doc, e.Field, e.Problem)
+	if e.Doc == "" { // a value on its own (Canonical)
+		return msg
+	}
+	return e.Doc + ": " + msg
 }
 
 func fail(field, format string, args ...any) *Error {
