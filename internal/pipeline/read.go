@@ -67,14 +67,24 @@ func readAll(r io.Reader, max, hint int64) ([]byte, error) {
 		size = min(limit, hint+1) // +1: room to see the EOF
 	}
 	b := make([]byte, 0, size)
+	var probe []byte
 	for int64(len(b)) < limit {
+		into := b[len(b):cap(b)]
 		if len(b) == cap(b) {
+			// Full: grow only if there is more than the EOF.
+			if probe == nil {
+				probe = make([]byte, 4096)
+			}
+			into = probe[:min(int64(len(probe)), limit-int64(len(b)))]
+		}
+		n, err := r.Read(into)
+		if len(b) == cap(b) && n > 0 {
 			grown := make([]byte, len(b), min(limit, 2*int64(cap(b))))
 			copy(grown, b)
-			b = grown
+			b = append(grown, into[:n]...)
+		} else {
+			b = b[:len(b)+n]
 		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
 		if err == io.EOF {
 			return b, nil
 		}

@@ -53,3 +53,13 @@ func TestReadSizes(t *testing.T) {
 		}
 	}
 }
+
+// A request that fills the first buffer exactly is not copied into a
+// larger one just to see its end.
+func TestReadFullBufferNotGrown(t *testing.T) {
+	in := bytes.Repeat([]byte("x"), firstRead)
+	b, err := Read(context.Background(), iotest.HalfReader(bytes.NewReader(in)), 4*firstRead)
+	if err != nil || !bytes.Equal(b, in) || cap(b) != firstRead {
+		t.Errorf("got %d bytes (cap %d), %v", len(b), cap(b), err)
+	}
+}
