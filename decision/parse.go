@@ -305,6 +305,9 @@ func (r *treeReader) stringToken() ([]byte, error) {
 // hasNUL reports whether a string token that jsontext checked stands for
 // a NUL, which can only be written \u0000.
 func hasNUL(tok []byte) bool {
+	if !bytes.Contains(tok, []byte(`\u0000`)) {
+		return false
+	}
 	for i := 0; ; i += 2 {
 		j := bytes.IndexByte(tok[i:], '\\')
 		if j < 0 {
