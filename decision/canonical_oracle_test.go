@@ -87,6 +87,9 @@ func TestCanonicalAgreesWithJCS(t *testing.T) {
 		`{"\ud83d\ude01":1,"\ud83d\ude00":2,"\ud83c\udfff":3}`, `{"a":1,"aa":2,"":3,"A":4}`,
 		` [ 1 , true , false , null , "x" , { } , [ ] ] `,
 		strings.Repeat("[", 200) + strings.Repeat("]", 200),
+		// Both stop at 10000 levels.
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
 	} {
 		inputs = append(inputs, []byte(s))
 	}
