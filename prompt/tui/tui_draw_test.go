@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,31 @@ func TestTUIChoiceDrawnOncePerChange(t *testing.T) {
 	d.View()
 	if pick.views != 2 {
 		t.Fatalf("huh drew the Select %d times for two states", pick.views)
+	}
+}
+
+// failingTerminal fails every write after the first.
+type failingTerminal struct{ writes int }
+
+func (f *failingTerminal) Write(p []byte) (int, error) {
+	if f.writes++; f.writes > 1 {
+		return 0, io.ErrClosedPipe
+	}
+	return len(p), nil
+}
+
+// A frame whose write failed leaves the question off the terminal, as
+// far as the gate knows: input does not count.
+func TestTUIFailedWriteDisarms(t *testing.T) {
+	d, _, gate := drawnChoice(t)
+	d.out = frameOutput{w: &failingTerminal{}, gate: gate}
+	d.View()
+	if _, ok := gate.armedAt(); !ok {
+		t.Fatal("the first frame did not count")
+	}
+	d.st.key(press{KeyMsg: keyUp})
+	d.View()
+	if _, ok := gate.armedAt(); ok {
+		t.Fatal("the gate counts a frame whose write failed")
 	}
 }

@@ -285,6 +285,15 @@ func (g *armGate) wrote(start time.Time) {
 	}
 }
 
+// torn records that a write to the terminal failed: what the terminal
+// shows is not known, so the question is not on it as far as the gate
+// knows, until a frame is written whole.
+func (g *armGate) torn() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.shown = time.Time{}
+}
+
 // admit reports whether input that arrived at at counts. Input that does
 // not restarts the delay.
 func (g *armGate) admit(at time.Time) bool {
@@ -345,6 +354,10 @@ type frameOutput struct {
 func (o frameOutput) Write(p []byte) (int, error) {
 	start := o.gate.now()
 	n, err := o.w.Write(p)
-	o.gate.wrote(start)
+	if err != nil {
+		o.gate.torn()
+	} else {
+		o.gate.wrote(start)
+	}
 	return n, err
 }
