@@ -63,7 +63,8 @@ func ArgumentsDigest(args []byte) (string, error) {
 // streamed into the hash a chunk at a time.
 func treeSHA256(n *node, numbersAsStrings bool) string {
 	h := sha256.New()
-	w := canonWriter{buf: make([]byte, 0, canonChunk+64), h: h, numbersAsStrings: numbersAsStrings}
+	size := min(len(n.raw), canonChunk) + 64 // about the canonical form, for a small n
+	w := canonWriter{buf: make([]byte, 0, size), h: h, numbersAsStrings: numbersAsStrings}
 	w.value(n)
 	w.flush()
 	return hex.EncodeToString(h.Sum(nil))

@@ -182,7 +182,8 @@ type treeReader struct {
 
 func (r *treeReader) newNode(kind jsontext.Kind) *node {
 	if len(r.slab) == cap(r.slab) {
-		r.slab = make([]node, 0, 64)
+		// Blocks grow with the tree: a small request has a few nodes.
+		r.slab = make([]node, 0, min(max(2*cap(r.slab), 8), 256))
 	}
 	r.slab = append(r.slab, node{kind: kind})
 	return &r.slab[len(r.slab)-1]
