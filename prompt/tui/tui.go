@@ -155,6 +155,9 @@ func (t *tuiSession) run(ctx context.Context, f *form.Form, st stage) (err error
 		tea.WithoutRenderer(),      // askperm draws each frame as it is rendered
 		tea.WithOutput(io.Discard), // bubbletea writes nothing, and never on stdout
 		tea.WithoutSignalHandler(), // signals arrive as ctx's cancellation
+		// bubbletea's own recovery prints the panic on stdout, the decision
+		// channel; run's recover turns it into an error instead.
+		tea.WithoutCatchPanics(),
 	)
 	resized := make(chan struct{})
 	defer close(resized)
@@ -175,8 +178,6 @@ func (t *tuiSession) run(ctx context.Context, f *form.Form, st stage) (err error
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(runErr, tea.ErrProgramPanic):
-		return fmt.Errorf("terminal UI: %w", runErr)
 	case errors.Is(runErr, errHungUp):
 		return fmt.Errorf("%w: %w", errHungUp, prompt.ErrCancelled)
 	case runErr != nil:

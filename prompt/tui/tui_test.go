@@ -1485,9 +1485,17 @@ type panicStage struct{ *choiceStage }
 
 func (panicStage) key(press) verdict { panic("stage") }
 
-// A panic inside the UI is an internal error, not a dismissal, and the
-// terminal is restored all the same.
+// A panic inside the UI is an internal error, not a dismissal, the
+// terminal is restored all the same, and nothing reaches stdout, the
+// decision channel.
 func TestTUIPanicIsAnError(t *testing.T) {
+	stdout := os.Stdout
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout = w
+	defer func() { os.Stdout = stdout }()
 	f := form.New(tuiWriteFile(), form.Options{})
 	a := f.Defaults()
 	p := newTUIPTY(t)
@@ -1501,6 +1509,10 @@ func TestTUIPanicIsAnError(t *testing.T) {
 	p.ptm.WriteString("\r")
 	if r := p.result(done); r.err == nil || errors.Is(r.err, prompt.ErrCancelled) || !strings.Contains(r.err.Error(), "panic") {
 		t.Fatalf("%v, want an internal error", r.err)
+	}
+	w.Close()
+	if out, _ := io.ReadAll(r); len(out) > 0 {
+		t.Fatalf("stdout got %q", out)
 	}
 }
 
