@@ -1,6 +1,7 @@
 package decision
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -464,8 +465,8 @@ func integer(n *node, path string) (int, error) {
 	if err != nil {
 		return 0, fail(path, "expected an integer, got %s", n.kindName())
 	}
-	if f != float64(int(f)) || strings.ContainsAny(n.text, ".eE") {
-		return 0, fail(path, "expected an integer, got %s", n.text)
+	if f != float64(int(f)) || bytes.ContainsAny(n.raw, ".eE") {
+		return 0, fail(path, "expected an integer, got %s", n.raw)
 	}
 	return int(f), nil
 }

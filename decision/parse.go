@@ -112,7 +112,6 @@ func invalidAt(b []byte) int {
 // node is one JSON value of the tree.
 type node struct {
 	kind    jsontext.Kind // '{', '[', '"', '0', 't', 'f', 'n'
-	text    string        // a number's literal
 	num     float64       // a number's value
 	members []member      // objects, in input order
 	elems   []*node       // arrays
@@ -216,8 +215,8 @@ func (r *treeReader) value() (*node, error) {
 	var tok jsontext.Token
 	var err error
 	n := r.newNode(dec.PeekKind())
-	if n.kind == '"' {
-		if n.raw, err = r.stringToken(); err != nil {
+	if n.kind == '"' || n.kind == '0' {
+		if n.raw, err = r.token(); err != nil {
 			return nil, err
 		}
 	} else {
@@ -236,14 +235,14 @@ func (r *treeReader) value() (*node, error) {
 		}
 		return n, nil
 	case '0':
-		n.text = tok.String()
-		if n.num, err = checkNumber(n.text, r.strict); err != nil {
+		if n.num, err = checkNumber(string(n.raw), r.strict); err != nil {
 			return nil, fail(r.where(), "%v", err)
 		}
+		return n, nil
 	case '{':
 		mark := len(r.members)
 		for dec.PeekKind() != '}' {
-			nameRaw, err := r.stringToken()
+			nameRaw, err := r.token()
 			if err != nil {
 				return nil, err
 			}
@@ -292,9 +291,9 @@ func (r *treeReader) value() (*node, error) {
 	return n, nil
 }
 
-// stringToken reads a string or a member name, and returns its token as
-// received, in the input.
-func (r *treeReader) stringToken() ([]byte, error) {
+// token reads a string, a number or a member name, and returns its token
+// as received, in the input.
+func (r *treeReader) token() ([]byte, error) {
 	v, err := r.dec.ReadValue()
 	if err != nil {
 		return nil, syntaxError(err, r.where())
