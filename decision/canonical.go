@@ -218,23 +218,41 @@ func (w *canonWriter) bytes(b []byte) {
 }
 
 // sortedMembers returns ms sorted by name in UTF-16 code units (RFC 8785
-// section 3.2.3); ms itself if it is sorted already.
+// section 3.2.3); ms itself if it is sorted already. Names are compared as
+// their tokens, but in an object with escaped names, decoded once.
 func sortedMembers(ms []member) []member {
-	if slices.IsSortedFunc(ms, compareMembers) {
-		return ms
+	if !slices.ContainsFunc(ms, func(m member) bool { return bytes.IndexByte(m.nameRaw, '\\') >= 0 }) {
+		cmp := func(a, b member) int {
+			return compareUTF16(a.nameRaw[1:len(a.nameRaw)-1], b.nameRaw[1:len(b.nameRaw)-1])
+		}
+		if slices.IsSortedFunc(ms, cmp) {
+			return ms
+		}
+		sorted := slices.Clone(ms)
+		slices.SortFunc(sorted, cmp)
+		return sorted
 	}
-	sorted := slices.Clone(ms)
-	slices.SortFunc(sorted, compareMembers)
+	type named struct {
+		name string
+		m    member
+	}
+	byName := make([]named, len(ms))
+	for i, m := range ms {
+		byName[i] = named{m.name(), m}
+	}
+	slices.SortFunc(byName, func(a, b named) int { return compareUTF16(a.name, b.name) })
+	sorted := make([]member, len(ms))
+	for i, n := range byName {
+		sorted[i] = n.m
+	}
 	return sorted
 }
-
-func compareMembers(a, b member) int { return compareUTF16(a.name, b.name) }
 
 // compareUTF16 compares two valid UTF-8 strings as their UTF-16 code
 // units. UTF-8 byte order is code point order, which differs only where a
 // code point beyond U+FFFF (a surrogate pair, D800–DBFF first) meets one
 // of U+E000–U+FFFF.
-func compareUTF16(a, b string) int {
+func compareUTF16[T ~string | ~[]byte](a, b T) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i < n && a[i] == b[i] {
@@ -247,14 +265,20 @@ func compareUTF16(a, b string) int {
 	for i > 0 && !utf8.RuneStart(a[i]) {
 		i--
 	}
-	ra, _ := utf8.DecodeRuneInString(a[i:])
-	rb, _ := utf8.DecodeRuneInString(b[i:])
+	ra, rb := firstRune(a[i:]), firstRune(b[i:])
 	if (ra > 0xffff) == (rb > 0xffff) {
 		return int(ra - rb)
 	}
 	// One is a surrogate pair, the other no surrogate: they differ in
 	// their first unit.
 	return int(utf16Unit(ra) - utf16Unit(rb))
+}
+
+// firstRune decodes the rune s starts with.
+func firstRune[T ~string | ~[]byte](s T) rune {
+	var b [utf8.UTFMax]byte
+	r, _ := utf8.DecodeRune(b[:copy(b[:], s)])
+	return r
 }
 
 // utf16Unit is the first UTF-16 code unit of r.

@@ -192,11 +192,12 @@ func mapChosenScopes(n *node) (map[string]string, error) {
 	}
 	scopes := make(map[string]string, len(n.members))
 	for _, m := range n.members {
-		match, err := line(m.val, join("rule.scopes", m.name))
+		name := m.name()
+		match, err := line(m.val, join("rule.scopes", name))
 		if err != nil {
 			return nil, err
 		}
-		scopes[m.name] = match
+		scopes[name] = match
 	}
 	return scopes, nil
 }

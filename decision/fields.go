@@ -324,15 +324,16 @@ func object(n *node, path string, known []string, open bool) (map[string]*node, 
 	}
 	out := make(map[string]*node, len(n.members))
 	for _, m := range n.members {
-		if slices.Contains(known, m.name) {
-			out[m.name] = m.val
+		name := m.name()
+		if slices.Contains(known, name) {
+			out[name] = m.val
 			continue
 		}
-		if i := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, m.name) }); i >= 0 {
-			return nil, fail(join(path, m.name), "unknown field (field names are case-sensitive; did you mean %q?)", known[i])
+		if i := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, name) }); i >= 0 {
+			return nil, fail(join(path, name), "unknown field (field names are case-sensitive; did you mean %q?)", known[i])
 		}
 		if !open {
-			return nil, fail(join(path, m.name), "unknown field")
+			return nil, fail(join(path, name), "unknown field")
 		}
 	}
 	return out, nil

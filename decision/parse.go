@@ -123,10 +123,12 @@ type node struct {
 func (n *node) str() string { return unquote(n.raw) }
 
 type member struct {
-	name    string
 	nameRaw []byte // the name's token as received
 	val     *node
 }
+
+// name is the member's name, decoded from its token on each call.
+func (m member) name() string { return unquote(m.nameRaw) }
 
 func (n *node) kindName() string {
 	switch n.kind {
@@ -189,8 +191,8 @@ func (r *treeReader) newNode(kind jsontext.Kind) *node {
 }
 
 type step struct {
-	name  string
-	index int
+	nameRaw []byte
+	index   int
 }
 
 // where is the path of the value being read, as Error.Field has it.
@@ -204,7 +206,7 @@ func (r *treeReader) where() string {
 		if s.Len() > 0 {
 			s.WriteByte('.')
 		}
-		s.WriteString(p.name)
+		s.WriteString(unquote(p.nameRaw))
 	}
 	return s.String()
 }
@@ -246,17 +248,16 @@ func (r *treeReader) value() (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			name := unquote(nameRaw)
-			if r.strict && strings.IndexByte(name, 0) >= 0 {
+			if r.strict && hasNUL(nameRaw) {
 				return nil, fail(r.where(), "a member name contains NUL (U+0000)")
 			}
-			r.path = append(r.path, step{name, -1})
+			r.path = append(r.path, step{nameRaw, -1})
 			v, err := r.value()
 			if err != nil {
 				return nil, err
 			}
 			r.path = r.path[:len(r.path)-1]
-			r.members = append(r.members, member{name, nameRaw, v})
+			r.members = append(r.members, member{nameRaw, v})
 		}
 		n.members = slices.Clone(r.members[mark:])
 		clear(r.members[mark:])
