@@ -57,13 +57,10 @@ func runDigest(s streams, o *digestOptions) error {
 	if err != nil {
 		return &exitError{code: exitRequest, err: err}
 	}
-	if _, err := decision.Parse(raw); err != nil {
+	req, err := decision.Parse(raw) // the digest comes from the same parse
+	if err != nil {
 		return &exitError{code: exitRequest, err: fmt.Errorf("askperm would refuse this request, so no decision carries its digest: %w", err)}
 	}
-	sum, err := decision.RequestSHA256(raw)
-	if err != nil {
-		return &exitError{code: exitInternal, err: err}
-	}
-	_, err = s.decision.WriteString(sum + "\n")
+	_, err = s.decision.WriteString(req.SHA256 + "\n")
 	return err
 }
