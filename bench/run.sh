@@ -16,8 +16,10 @@ started=$SECONDS
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-go build -o "$dir/askperm" .
-go build -o "$dir/floor" ./bench/floor
+# Both static, as the README installs askperm (CGO_ENABLED=0): a cgo build
+# pays the dynamic loader on every start.
+CGO_ENABLED=0 go build -o "$dir/askperm" .
+CGO_ENABLED=0 go build -o "$dir/floor" ./bench/floor
 go build -o "$dir/measure" ./bench/measure
 gum=""
 if GOBIN="$dir" go install github.com/charmbracelet/gum@v0.17.0; then
