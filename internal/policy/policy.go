@@ -18,6 +18,7 @@ type Policy struct {
 	verbsFile       string
 	annotations     []annotation
 	annotationsFile string
+	index           *index // built once every file is added
 }
 
 // Load reads the user's rules file (optional: "" or missing is none) and
@@ -46,11 +47,19 @@ func Load(user string, named []string) (*Policy, error) {
 			return nil, err
 		}
 	}
+	p.buildIndex()
 	return p, nil
 }
 
 // Parse compiles one rules file's text; name names it in messages.
-func Parse(name string, b []byte) (*Policy, error) { return parseFile(newCompiler(), name, b) }
+func Parse(name string, b []byte) (*Policy, error) {
+	p, err := parseFile(newCompiler(), name, b)
+	if err != nil {
+		return nil, err
+	}
+	p.buildIndex()
+	return p, nil
+}
 
 func (p *Policy) add(f *Policy) error {
 	p.rules = append(p.rules, f.rules...)
@@ -82,9 +91,18 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 		return Opinion{Verdict: v, By: decision.FrontendRules, Cause: decision.CauseRule, Source: source, Name: name, Message: message}
 	}
 	args := newLazyArgs(req)
-	for _, r := range p.rules {
+	check := func(r *Rule) {
 		if r.matches(req, args) {
 			ops = append(ops, rule(r.Verdict, "rules", r.Name, r.Message))
+		}
+	}
+	if p.index == nil {
+		for _, r := range p.rules {
+			check(r)
+		}
+	} else {
+		for _, i := range p.index.candidates(args) {
+			check(p.rules[i])
 		}
 	}
 	if p.verbs != nil {
