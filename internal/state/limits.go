@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Buckets of the memory limits.
@@ -36,77 +34,91 @@ type breakerCounts struct {
 // trips the breaker; then both counts start again. Requests without a
 // session never trip it.
 func (s *Store) CountDecision(session string, denied bool, b Breaker) (tripped bool, err error) {
+	err = s.Do(func(tx *Tx) (err error) {
+		tripped, err = tx.CountDecision(session, denied, b)
+		return err
+	})
+	return tripped && err == nil, err
+}
+
+// CountDecision is Store.CountDecision in tx.
+func (tx *Tx) CountDecision(session string, denied bool, b Breaker) (tripped bool, err error) {
+	defer guard(&err)
 	if session == "" {
 		return false, nil
 	}
-	err = s.update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(breakerBucket)
-		var c breakerCounts
-		if v := bk.Get([]byte(session)); v != nil {
-			if err := json.Unmarshal(v, &c); err != nil {
-				return fmt.Errorf("%w: breaker: %v", ErrCorrupt, err)
-			}
+	bk := tx.bucket(breakerBucket)
+	var c breakerCounts
+	if v := bk.Get([]byte(session)); v != nil {
+		if err := json.Unmarshal(v, &c); err != nil {
+			return false, fmt.Errorf("%w: breaker: %v", ErrCorrupt, err)
 		}
-		if denied {
-			c.Consecutive++
-		} else {
-			c.Consecutive = 0
+	}
+	if denied {
+		c.Consecutive++
+	} else {
+		c.Consecutive = 0
+	}
+	if b.Window > 0 {
+		c.Recent = append(c.Recent, denied)
+		c.Recent = c.Recent[max(0, len(c.Recent)-b.Window):]
+	}
+	denials := 0
+	for _, d := range c.Recent {
+		if d {
+			denials++
 		}
-		if b.Window > 0 {
-			c.Recent = append(c.Recent, denied)
-			c.Recent = c.Recent[max(0, len(c.Recent)-b.Window):]
-		}
-		denials := 0
-		for _, d := range c.Recent {
-			if d {
-				denials++
-			}
-		}
-		tripped = denied && (b.Consecutive > 0 && c.Consecutive >= b.Consecutive || b.Within > 0 && denials >= b.Within)
-		if tripped {
-			c = breakerCounts{}
-		}
-		v, err := json.Marshal(c)
-		if err != nil {
-			return err
-		}
-		return bk.Put([]byte(session), v)
-	})
-	return tripped, err
+	}
+	tripped = denied && (b.Consecutive > 0 && c.Consecutive >= b.Consecutive || b.Within > 0 && denials >= b.Within)
+	if tripped {
+		c = breakerCounts{}
+	}
+	v, err := json.Marshal(c)
+	if err != nil {
+		return false, err
+	}
+	return tripped, tx.put(bk, []byte(session), v)
 }
 
 // TakePrompt takes one of the perMinute prompts that key (a session, or ""
 // for the user's requests without one) may have in any sliding minute,
 // and reports whether one was left. Zero perMinute is no limit.
 func (s *Store) TakePrompt(key string, now time.Time, perMinute int) (bool, error) {
+	ok := false
+	err := s.Do(func(tx *Tx) (err error) {
+		ok, err = tx.TakePrompt(key, now, perMinute)
+		return err
+	})
+	return ok && err == nil, err
+}
+
+// TakePrompt is Store.TakePrompt in tx.
+func (tx *Tx) TakePrompt(key string, now time.Time, perMinute int) (ok bool, err error) {
+	defer guard(&err)
 	if perMinute <= 0 {
 		return true, nil
 	}
-	ok := false
-	err := s.update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(promptsBucket)
-		k := []byte("session\x00" + key)
-		var times []int64 // Unix nanoseconds of the prompts in the last minute
-		if v := bk.Get(k); v != nil {
-			if err := json.Unmarshal(v, &times); err != nil {
-				return fmt.Errorf("%w: prompt rate: %v", ErrCorrupt, err)
-			}
+	bk := tx.bucket(promptsBucket)
+	k := []byte("session\x00" + key)
+	var times []int64 // Unix nanoseconds of the prompts in the last minute
+	if v := bk.Get(k); v != nil {
+		if err := json.Unmarshal(v, &times); err != nil {
+			return false, fmt.Errorf("%w: prompt rate: %v", ErrCorrupt, err)
 		}
-		since := now.Add(-time.Minute).UnixNano()
-		kept := times[:0]
-		for _, t := range times {
-			if t > since {
-				kept = append(kept, t)
-			}
+	}
+	since := now.Add(-time.Minute).UnixNano()
+	kept := times[:0]
+	for _, t := range times {
+		if t > since {
+			kept = append(kept, t)
 		}
-		if ok = len(kept) < perMinute; ok {
-			kept = append(kept, now.UnixNano())
-		}
-		v, err := json.Marshal(kept)
-		if err != nil {
-			return err
-		}
-		return bk.Put(k, v)
-	})
-	return ok && err == nil, err
+	}
+	if ok = len(kept) < perMinute; ok {
+		kept = append(kept, now.UnixNano())
+	}
+	v, err := json.Marshal(kept)
+	if err != nil {
+		return false, err
+	}
+	return ok, tx.put(bk, k, v)
 }

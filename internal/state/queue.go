@@ -21,6 +21,51 @@ const turnPoll = 50 * time.Millisecond
 // is not free at first. The kernel releases a turn whose holder dies, even
 // by SIGKILL. It fails with ctx's error when ctx ends first.
 func WaitTurn(ctx context.Context, dir string, waiting func()) (release func(), err error) {
+	f, err := openTurn(dir)
+	if err != nil {
+		return nil, err
+	}
+	t := time.NewTicker(turnPoll)
+	defer t.Stop()
+	for said := false; ; {
+		ok, err := tryTurn(f)
+		switch {
+		case err != nil:
+			f.Close()
+			return nil, err
+		case ok:
+			return func() { f.Close() }, nil
+		case !said:
+			said = true
+			waiting()
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// TryTurn takes the turn if no other helper of the user is asking a
+// person, without waiting; ok false (and release nil) when one is. A
+// helper that takes it while its store is open knows that whatever the
+// previous holder recorded before releasing the turn is in the store.
+func TryTurn(dir string) (release func(), ok bool, err error) {
+	f, err := openTurn(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok, err = tryTurn(f); !ok {
+		f.Close()
+		return nil, false, err
+	}
+	return func() { f.Close() }, true, nil
+}
+
+// openTurn opens the turn's lock file in dir.
+func openTurn(dir string) (*os.File, error) {
 	if err := checkOwned(dir, true); err != nil {
 		return nil, err
 	}
@@ -33,25 +78,17 @@ func WaitTurn(ctx context.Context, dir string, waiting func()) (release func(), 
 		f.Close()
 		return nil, err
 	}
-	t := time.NewTicker(turnPoll)
-	defer t.Stop()
-	for said := false; ; {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		switch {
-		case err == nil:
-			return func() { f.Close() }, nil
-		case !errors.Is(err, syscall.EWOULDBLOCK):
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		case !said:
-			said = true
-			waiting()
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
+	return f, nil
+}
+
+// tryTurn locks f without waiting; false when another holds it.
+func tryTurn(f *os.File) (bool, error) {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return false, nil
 	}
+	return false, fmt.Errorf("%s: %w", f.Name(), err)
 }

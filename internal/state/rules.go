@@ -119,26 +119,43 @@ func (r Rule) Expired(now time.Time) bool { return r.Expires != 0 && now.Unix() 
 
 // Remember stores r under a new ID and returns it.
 func (s *Store) Remember(r Rule) (Rule, error) {
-	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(rulesBucket)
-		id, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		r.ID = id
-		v, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		return b.Put(ruleKey(id), v)
+	err := s.Do(func(tx *Tx) (err error) {
+		r, err = tx.Remember(r)
+		return err
 	})
 	return r, err
 }
 
+// Remember is Store.Remember in tx.
+func (tx *Tx) Remember(r Rule) (_ Rule, err error) {
+	defer guard(&err)
+	b := tx.bucket(rulesBucket)
+	id, err := b.NextSequence()
+	if err != nil {
+		return r, err
+	}
+	r.ID = id
+	v, err := json.Marshal(r)
+	if err != nil {
+		return r, err
+	}
+	return r, tx.put(b, ruleKey(id), v)
+}
+
 // Covering returns the rules that decide req at now, and prunes expired
 // ones.
-func (s *Store) Covering(req *decision.Request, now time.Time) ([]Rule, error) {
-	rules, err := s.Rules(now)
+func (s *Store) Covering(req *decision.Request, now time.Time) (rules []Rule, err error) {
+	err = s.Do(func(tx *Tx) (err error) {
+		rules, err = tx.Covering(req, now)
+		return err
+	})
+	return rules, err
+}
+
+// Covering returns the rules that decide req at now; in a read-write
+// transaction it prunes expired ones.
+func (tx *Tx) Covering(req *decision.Request, now time.Time) ([]Rule, error) {
+	rules, err := tx.Rules(now)
 	if err != nil {
 		return nil, err
 	}
@@ -154,28 +171,33 @@ func (s *Store) Covering(req *decision.Request, now time.Time) ([]Rule, error) {
 // Rules returns every rule in force at now, oldest first. Expired rules
 // are removed, in a write only when there are some: a look-up costs no
 // write to disk.
-func (s *Store) Rules(now time.Time) ([]Rule, error) {
-	var rules []Rule
-	var expired [][]byte
-	err := s.view(func(tx *bolt.Tx) error {
-		var err error
-		expired, err = keysWhere(tx.Bucket(rulesBucket), func(k, v []byte) (bool, error) {
-			var r Rule
-			if err := json.Unmarshal(v, &r); err != nil {
-				return false, fmt.Errorf("%w: rule %x: %v", ErrCorrupt, k, err)
-			}
-			if r.Expired(now) {
-				return true, nil
-			}
-			rules = append(rules, r)
-			return false, nil
-		})
+func (s *Store) Rules(now time.Time) (rules []Rule, err error) {
+	err = s.Do(func(tx *Tx) (err error) {
+		rules, err = tx.Rules(now)
 		return err
 	})
-	if err != nil || len(expired) == 0 {
+	return rules, err
+}
+
+// Rules is Store.Rules in tx; a read-only tx leaves expired rules be.
+func (tx *Tx) Rules(now time.Time) (rules []Rule, err error) {
+	defer guard(&err)
+	b := tx.bucket(rulesBucket)
+	expired, err := keysWhere(b, func(k, v []byte) (bool, error) {
+		var r Rule
+		if err := json.Unmarshal(v, &r); err != nil {
+			return false, fmt.Errorf("%w: rule %x: %v", ErrCorrupt, k, err)
+		}
+		if r.Expired(now) {
+			return true, nil
+		}
+		rules = append(rules, r)
+		return false, nil
+	})
+	if err != nil || !tx.tx.Writable() {
 		return rules, err
 	}
-	return rules, s.update(func(tx *bolt.Tx) error { return deleteKeys(tx.Bucket(rulesBucket), expired) })
+	return rules, tx.del(b, expired...)
 }
 
 // Forget removes the rule with id; false when there is none.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,12 +28,23 @@ func (a SessionApproval) idleExpired(now time.Time, idle time.Duration) bool {
 	return now.Sub(time.Unix(a.LastUsed, 0)) > idle
 }
 
-// sessionApproval binds req for session memory; false when req has no
-// session or its arguments cannot be digested.
-func sessionApproval(req *decision.Request) (decision.Approval, []byte, bool) {
+// Session is a request's binding for session memory (SessionOf): the
+// approval it would be, and its key. The arguments' digest in it is the
+// costly part: a request computes it once.
+type Session struct {
+	approval decision.Approval
+	key      []byte
+}
+
+// SessionOf binds req for session memory; false when req has no session
+// or its arguments cannot be digested.
+func SessionOf(req *decision.Request) (Session, bool) {
+	if req.SessionID == "" {
+		return Session{}, false
+	}
 	digest, err := decision.ArgumentsDigest(req.Arguments)
-	if req.SessionID == "" || err != nil {
-		return decision.Approval{}, nil, false
+	if err != nil {
+		return Session{}, false
 	}
 	a := decision.Approval{SessionID: req.SessionID, Tool: req.Tool, Source: req.Source, PolicyRevision: req.PolicyRevision, ArgumentsSHA256: digest}
 	// One key per bound call: the session first, so that a session's
@@ -50,84 +62,107 @@ func sessionApproval(req *decision.Request) (decision.Approval, []byte, bool) {
 	}
 	rest, _ := json.Marshal(parts)
 	sum := sha256.Sum256(rest)
-	return a, []byte(a.SessionID + "\x00" + hex.EncodeToString(sum[:])), true
+	return Session{approval: a, key: []byte(a.SessionID + "\x00" + hex.EncodeToString(sum[:]))}, true
+}
+
+// covers reports whether a stored approval covers the call bound by
+// sess: decision.Approval.SessionCovers, with the digest sess already
+// holds instead of digesting the arguments again.
+func (sess Session) covers(stored decision.Approval) bool {
+	a := sess.approval
+	return stored.SessionID != "" && stored.SessionID == a.SessionID && stored.Tool == a.Tool && stored.Source == a.Source &&
+		stored.PolicyRevision == a.PolicyRevision && stored.ArgumentsSHA256 == a.ArgumentsSHA256
 }
 
 // ApproveSession remembers req's exact call for its session.
 func (s *Store) ApproveSession(req *decision.Request, now time.Time) error {
-	a, key, ok := sessionApproval(req)
+	sess, ok := SessionOf(req)
 	if !ok {
-		return fmt.Errorf("a request without session_id cannot be approved for its session")
+		return errNoSession
 	}
-	v, err := json.Marshal(SessionApproval{Approval: a, Created: now.Unix(), LastUsed: now.Unix()})
+	return s.Do(func(tx *Tx) error { return tx.ApproveSession(sess, now) })
+}
+
+var errNoSession = errors.New("a request without session_id cannot be approved for its session")
+
+// ApproveSession remembers the call bound by sess for its session.
+func (tx *Tx) ApproveSession(sess Session, now time.Time) (err error) {
+	defer guard(&err)
+	if sess.key == nil {
+		return errNoSession
+	}
+	v, err := json.Marshal(SessionApproval{Approval: sess.approval, Created: now.Unix(), LastUsed: now.Unix()})
 	if err != nil {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) error { return tx.Bucket(sessionsBucket).Put(key, v) })
+	return tx.put(tx.bucket(sessionsBucket), sess.key, v)
 }
 
 // SessionApproved reports whether req's exact call was approved for its
 // session and used within idle of now; it then counts as used now. An
 // approval idle for longer is removed.
 func (s *Store) SessionApproved(req *decision.Request, now time.Time, idle time.Duration) (bool, error) {
-	_, key, ok := sessionApproval(req)
+	sess, ok := SessionOf(req)
 	if !ok {
 		return false, nil
 	}
-	if err := s.view(func(tx *bolt.Tx) error {
-		if tx.Bucket(sessionsBucket).Get(key) == nil {
-			key = nil // nothing to look at or to write
-		}
-		return nil
-	}); err != nil || key == nil {
-		return false, err
-	}
 	approved := false
-	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(sessionsBucket)
-		v := b.Get(key)
-		if v == nil {
-			return nil
-		}
-		var a SessionApproval
-		if err := json.Unmarshal(v, &a); err != nil {
-			return fmt.Errorf("%w: session approval: %v", ErrCorrupt, err)
-		}
-		if a.idleExpired(now, idle) || !a.Approval.SessionCovers(decision.CallOf(req)) {
-			return b.Delete(key)
-		}
-		approved = true
-		a.LastUsed = now.Unix()
-		v, err := json.Marshal(a)
-		if err != nil {
-			return err
-		}
-		return b.Put(key, v)
+	err := s.Do(func(tx *Tx) (err error) {
+		approved, err = tx.SessionApproved(sess, now, idle)
+		return err
 	})
-	return approved, err
+	return approved && err == nil, err
 }
 
 // PeekSession is SessionApproved without using the approval: it writes
 // nothing (askperm check).
 func (s *Store) PeekSession(req *decision.Request, now time.Time, idle time.Duration) (bool, error) {
-	_, key, ok := sessionApproval(req)
+	sess, ok := SessionOf(req)
 	if !ok {
 		return false, nil
 	}
 	found := false
-	err := s.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(sessionsBucket).Get(key)
-		if v == nil {
-			return nil
-		}
-		var a SessionApproval
-		if err := json.Unmarshal(v, &a); err != nil {
-			return fmt.Errorf("%w: session approval: %v", ErrCorrupt, err)
-		}
-		found = !a.idleExpired(now, idle) && a.Approval.SessionCovers(decision.CallOf(req))
-		return nil
+	err := s.View(func(tx *Tx) (err error) {
+		found, err = tx.SessionApproved(sess, now, idle)
+		return err
 	})
 	return found, err
+}
+
+// SessionApproved reports whether the call bound by sess was approved for
+// its session and used within idle of now. In a read-write transaction
+// it then counts as used now, and an approval idle for longer (or not
+// covering the call) is removed; a read-only one changes nothing. The
+// use is written only when it moves the approval's time, kept in seconds:
+// twins approved in the same second cost no write.
+func (tx *Tx) SessionApproved(sess Session, now time.Time, idle time.Duration) (approved bool, err error) {
+	defer guard(&err)
+	if sess.key == nil {
+		return false, nil
+	}
+	b := tx.bucket(sessionsBucket)
+	v := b.Get(sess.key)
+	if v == nil {
+		return false, nil
+	}
+	var a SessionApproval
+	if err := json.Unmarshal(v, &a); err != nil {
+		return false, fmt.Errorf("%w: session approval: %v", ErrCorrupt, err)
+	}
+	if a.idleExpired(now, idle) || !sess.covers(a.Approval) {
+		if !tx.tx.Writable() {
+			return false, nil
+		}
+		return false, tx.del(b, sess.key)
+	}
+	if !tx.tx.Writable() || a.LastUsed == now.Unix() {
+		return true, nil
+	}
+	a.LastUsed = now.Unix()
+	if v, err = json.Marshal(a); err != nil {
+		return false, err
+	}
+	return true, tx.put(b, sess.key, v)
 }
 
 // Sessions returns the session approvals in use at now, by session, after
