@@ -35,11 +35,22 @@ func TestDecodeTOMLUnknownKeys(t *testing.T) {
 		{"[dialog]\nzenity = \"z\"\nyad = \"y\"\n", `unknown key "dialog" (valid here: frontends, timeout, answer, state)`},
 		{"time = 1\ncolour = 2\n", `unknown key "time": did you mean "timeout"?; unknown key "colour" (valid here: frontends, timeout, answer, state)`},
 	} {
-		var f fileTOML
+		var f, g fileTOML
 		err := DecodeTOML([]byte(tc.in), &f)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: got %v, want %s", tc.in, err, tc.want)
 		}
+		err = DecodePlainTOML([]byte(tc.in), &g)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("plain %q: got %v, want %s", tc.in, err, tc.want)
+		}
+	}
+	var g fileTOML
+	if err := DecodePlainTOML([]byte("[[answer]]\ndimensions = { anything = \"x\" }\n[answer.free]\nk = 1\n"), &g); err != nil {
+		t.Errorf("plain free keys: %v", err)
+	}
+	if err := DecodePlainTOML([]byte("timeout = \"1\"\ntimeout = \"2\"\n"), &g); err == nil || !strings.HasPrefix(err.Error(), "toml: line 2, column 1: ") {
+		t.Errorf("plain syntax error: %v", err)
 	}
 	var f fileTOML
 	if err := DecodeTOML([]byte("[[answer]]\ndimensions = { anything = \"x\" }\n[answer.free]\nk = 1\n"), &f, "answer.free"); err != nil {
