@@ -40,9 +40,11 @@ func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 	ops := opinions(p.c.Policy, req)
 	if p.c.Memory != nil {
 		err := p.withStore(ctx, func(s *state.Store) error {
-			mem, err := p.memoryOpinions(s, req, true)
-			ops = append(ops, mem...)
-			return err
+			return s.View(func(tx *state.Tx) error {
+				mem, err := p.memoryOpinions(tx, &call{req: req})
+				ops = append(ops, mem...)
+				return err
+			})
 		})
 		if err != nil {
 			p.c.Warn(fmt.Sprintf("state store: %v; memory left out", err))

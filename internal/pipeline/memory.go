@@ -3,9 +3,11 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/state"
 )
@@ -25,36 +27,132 @@ type Memory struct {
 // ended: the decision is made, and remembering it must not wait long.
 const recordWait = 2 * time.Second
 
-// remembered returns the opinions of the remembered rules and session
-// approvals covering c's request, and notes whether the store could be
-// used. The store is open only for the look-up, never while a person is
+// beforeAsking is everything before a person is asked, in one open of
+// the store and one transaction, committed only when it wrote: the look-up
+// of remembered rules and session approvals, the decision by policy and
+// memory, the rate limit, a canned answer and its record (remembered, and
+// counted for the breaker), and, when a person is to be asked, the turn
+// taken while the store is still open if nobody else is asking. It
+// returns a nil decision and a nil error when a person is to be asked
+// (c.form). Without a usable store it decides as if nothing were
+// remembered.
+func (p *Pipeline) beforeAsking(ctx context.Context, c *call, ops []policy.Opinion) (*decision.Decision, []policy.Opinion, error) {
+	if p.c.Memory == nil {
+		d, ops, err, _ := p.automatic(c, nil, ops)
+		return d, ops, err
+	}
+	var d *decision.Decision
+	var err error
+	looked := false
+	serr := p.withStore(ctx, func(s *state.Store) error {
+		return s.Do(func(tx *state.Tx) error {
+			mem, err0 := p.memoryOpinions(tx, c)
+			if err0 != nil {
+				return err0
+			}
+			looked, c.memory = true, true
+			var serr error
+			d, ops, err, serr = p.automatic(c, tx, append(slices.Clip(ops), mem...))
+			return serr
+		})
+	})
+	switch {
+	case serr == nil:
+	case !looked:
+		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", serr))
+		c.memory, c.storeFailed = false, true
+		d, ops, err, _ = p.automatic(c, nil, ops)
+	case d != nil && c.recorded:
+		d.Stop = false
+		p.c.Warn(fmt.Sprintf("state store: %v; the decision is not remembered", serr))
+	default:
+		p.c.Warn(fmt.Sprintf("state store: %v", serr))
+	}
+	return d, ops, err
+}
+
+// automatic decides c's request without a person when anything can: the
+// opinions ops (policy and memory), the rate limit, a canned answer. tx is
+// the store's transaction, nil without a usable store. storeErr is a
+// failure to record a canned answer in tx.
+func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion) (d *decision.Decision, _ []policy.Opinion, err, storeErr error) {
+	req := c.req
+	if d := decide(req, ops); d != nil {
+		p.sayWhy(d, ops)
+		return d, ops, nil, nil
+	}
+	// A mode of the annotation policy that asks about a tool asks each
+	// time: no allow-session then.
+	if slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession }) {
+		c.memory = false
+	}
+	if !p.takePrompt(tx, c) {
+		p.c.Warn("too many prompts in the last minute; denied without asking")
+		return denied(req, decision.CauseRateLimit, decision.FrontendNone), ops, nil, nil
+	}
+	f := form.New(req, form.Options{SessionMemory: c.memory})
+	c.form = f
+	if p.c.Answers != nil {
+		if e, ok := p.c.Answers.Match(req); ok {
+			if e.Message != "" && e.Choice.IsAllow() {
+				p.c.Warn("the message of a canned allow is ignored")
+			}
+			d, err := f.Decide(e.Answer(f), decision.FrontendAnswers, p.c.Now())
+			if err != nil {
+				return nil, ops, fmt.Errorf("%w: %w", ErrBadAnswer, err), nil
+			}
+			if tx != nil {
+				c.recorded = true
+				storeErr = p.remember(tx, c, &d, true)
+			}
+			return &d, ops, nil, storeErr
+		}
+	}
+	if p.c.Strict {
+		return nil, ops, ErrNoMatch, nil
+	}
+	// A person is to be asked. The turn taken now, with the store open,
+	// comes after every record of the helper that had it before: nothing
+	// to look up again after it.
+	if tx != nil && c.memory {
+		if release, ok, _ := state.TryTurn(p.c.Memory.Dir); ok {
+			c.release = release
+		}
+	}
+	return nil, ops, nil, nil
+}
+
+// rememberedIf returns the opinions of the remembered rules and session
+// approvals covering c's request, looked up again after waiting for the
+// turn (queued). The store is open only for the look-up, never while a person is
 // asked.
-func (p *Pipeline) remembered(ctx context.Context, c *call) []policy.Opinion {
-	if p.c.Memory == nil || c.storeFailed {
+func (p *Pipeline) rememberedIf(ctx context.Context, c *call, queued bool) []policy.Opinion {
+	if !queued || p.c.Memory == nil || c.storeFailed {
 		return nil
 	}
-	req := c.req
 	var ops []policy.Opinion
 	err := p.withStore(ctx, func(s *state.Store) error {
-		var err error
-		ops, err = p.memoryOpinions(s, req, false)
-		return err
+		return s.Do(func(tx *state.Tx) error {
+			var err error
+			ops, err = p.memoryOpinions(tx, c)
+			return err
+		})
 	})
 	if err != nil {
 		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", err))
 		c.storeFailed = true
 		return nil
 	}
-	c.memory = true
 	return ops
 }
 
-// memoryOpinions are the opinions of what s remembers of req: covering
-// rules, and an approval for the session, which counts as used unless
-// peek.
-func (p *Pipeline) memoryOpinions(s *state.Store, req *decision.Request, peek bool) ([]policy.Opinion, error) {
+// memoryOpinions are the opinions of what tx remembers of c's request:
+// covering rules, and an approval for the session, which counts as used
+// unless tx is read-only.
+func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, error) {
+	req := c.req
 	now := p.c.Now()
-	rules, err := s.Covering(req, now)
+	rules, err := tx.Covering(req, now)
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +165,11 @@ func (p *Pipeline) memoryOpinions(s *state.Store, req *decision.Request, peek bo
 		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory",
 			Name: fmt.Sprintf("remembered rule %d", r.ID)})
 	}
-	approved := s.SessionApproved
-	if peek {
-		approved = s.PeekSession
+	sess, ok := c.session()
+	if !ok {
+		return ops, nil
 	}
-	ok, err := approved(req, now, p.c.Memory.SessionIdle)
+	ok, err = tx.SessionApproved(sess, now, p.c.Memory.SessionIdle)
 	if ok {
 		ops = append(ops, policy.Opinion{Verdict: policy.Allow, By: decision.FrontendMemory, Cause: decision.CauseSession, Source: "memory",
 			Name: "session " + req.SessionID})
@@ -79,21 +177,24 @@ func (p *Pipeline) memoryOpinions(s *state.Store, req *decision.Request, peek bo
 	return ops, err
 }
 
-// record remembers what a person (or a canned answer) chose to be
-// remembered, an always-rule or an approval for the session; counts the
-// decision for the denial breaker, which marks the decision that trips it
-// with stop; and appends the decision to the audit log. A decision made
-// with an internal failure (ok false) is only logged.
+// record remembers what a person chose to be remembered, an always-rule
+// or an approval for the session, and counts the decision for the denial
+// breaker, which marks the decision that trips it with stop: in one open
+// and one transaction, unless it was done before anyone was asked (a
+// canned answer). Then it appends the decision to the audit log. A
+// decision made with an internal failure (ok false) is only logged.
 func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok bool, ops []policy.Opinion) {
 	if p.c.Memory == nil || c.storeFailed {
 		return
 	}
-	counted := d.Cause == decision.CauseUser ||
-		d.Decision == decision.Deny && (d.Cause == decision.CauseTimeout || d.Cause == decision.CauseCancelled)
-	if ok && c.memory && counted {
+	if !c.recorded && p.remembers(c, d, ok) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWait)
 		defer cancel()
-		if err := p.withStore(ctx, func(s *state.Store) error { return p.remember(s, c.req, d) }); err != nil {
+		err := p.withStore(ctx, func(s *state.Store) error {
+			return s.Do(func(tx *state.Tx) error { return p.remember(tx, c, d, ok) })
+		})
+		if err != nil {
+			d.Stop = false
 			p.c.Warn(fmt.Sprintf("state store: %v; the decision is not remembered", err))
 		}
 	}
@@ -102,12 +203,32 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 	}
 }
 
-func (p *Pipeline) remember(s *state.Store, req *decision.Request, d *decision.Decision) error {
+// remembers says whether decision d of c's request is recorded in the
+// store: a decision by a person or a canned answer, or a deny by timeout
+// or cancellation, made without an internal failure (ok) and with memory
+// usable.
+func (p *Pipeline) remembers(c *call, d *decision.Decision, ok bool) bool {
+	counted := d.Cause == decision.CauseUser ||
+		d.Decision == decision.Deny && (d.Cause == decision.CauseTimeout || d.Cause == decision.CauseCancelled)
+	return ok && c.memory && counted
+}
+
+// remember records decision d of c's request in tx, when it is recorded
+// at all (remembers).
+func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool) error {
+	if !p.remembers(c, d, ok) {
+		return nil
+	}
+	req := c.req
 	now := p.c.Now()
 	switch {
 	case d.Cause != decision.CauseUser:
 	case d.Persist == decision.PersistSession:
-		if err := s.ApproveSession(req, now); err != nil {
+		sess, ok := c.session()
+		if !ok {
+			return fmt.Errorf("a request without session_id cannot be approved for its session")
+		}
+		if err := tx.ApproveSession(sess, now); err != nil {
 			return err
 		}
 	case d.Persist == decision.PersistAlways:
@@ -115,29 +236,24 @@ func (p *Pipeline) remember(s *state.Store, req *decision.Request, d *decision.D
 		if !ok {
 			return fmt.Errorf("the decision's rule does not fit its request")
 		}
-		if _, err := s.Remember(r); err != nil {
+		if _, err := tx.Remember(r); err != nil {
 			return err
 		}
 	}
-	tripped, err := s.CountDecision(req.SessionID, d.Decision == decision.Deny, p.c.Memory.Breaker)
+	tripped, err := tx.CountDecision(req.SessionID, d.Decision == decision.Deny, p.c.Memory.Breaker)
 	d.Stop = tripped
 	return err
 }
 
-// takePrompt reports whether req may reach a canned answer or a person:
-// the prompts of its session (or of the user's requests without one) are
-// limited per minute. Without a usable store there is no limit.
-func (p *Pipeline) takePrompt(ctx context.Context, c *call) bool {
-	if !c.memory || p.c.Memory.PromptsPerMinute <= 0 {
+// takePrompt reports whether c's request may reach a canned answer or a
+// person: the prompts of its session (or of the user's requests without
+// one) are limited per minute. Without a usable store (tx nil) there is no
+// limit.
+func (p *Pipeline) takePrompt(tx *state.Tx, c *call) bool {
+	if tx == nil || !c.memory || p.c.Memory.PromptsPerMinute <= 0 {
 		return true
 	}
-	req := c.req
-	ok := true
-	err := p.withStore(ctx, func(s *state.Store) error {
-		var err error
-		ok, err = s.TakePrompt(req.SessionID, p.c.Now(), p.c.Memory.PromptsPerMinute)
-		return err
-	})
+	ok, err := tx.TakePrompt(c.req.SessionID, p.c.Now(), p.c.Memory.PromptsPerMinute)
 	if err != nil {
 		p.c.Warn(fmt.Sprintf("state store: %v; no prompt rate limit", err))
 		return true
@@ -154,19 +270,24 @@ func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) e
 	return fn(s)
 }
 
-// waitTurn waits until no other helper of the user is asking a person,
-// saying so on the diagnostics; it fails only when ctx ends first. Without
-// a usable store there is no queue.
-func (p *Pipeline) waitTurn(ctx context.Context, c *call) (release func(), err error) {
-	if !c.memory {
-		return func() {}, nil
+// waitTurn waits, unless c holds the turn already, until no other helper
+// of the user is asking a person, saying so on the diagnostics; queued
+// then says that the store must be consulted again. It fails only when
+// ctx ends first. Without a usable store there is no queue.
+func (p *Pipeline) waitTurn(ctx context.Context, c *call) (queued bool, err error) {
+	if !c.memory || c.release != nil {
+		return false, nil
 	}
-	release, err = state.WaitTurn(ctx, p.c.Memory.Dir, func() {
+	release, err := state.WaitTurn(ctx, p.c.Memory.Dir, func() {
 		p.c.Warn("waiting for another prompt to be answered")
 	})
-	if err != nil && ctx.Err() == nil {
+	switch {
+	case err != nil && ctx.Err() == nil:
 		p.c.Warn(fmt.Sprintf("prompt queue: %v; asking without waiting", err))
-		return func() {}, nil
+		return false, nil
+	case err != nil:
+		return false, err
 	}
-	return release, err
+	c.release = release
+	return true, nil
 }

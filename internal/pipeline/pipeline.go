@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/policy"
+	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -171,11 +171,15 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 		defer cancel()
 	}
 	c := &call{req: req, start: start}
+	defer c.releaseTurn()
 	d, ops, err := p.safely(ctx, c)
 	if d == nil {
 		return Outcome{Request: req, Err: err}
 	}
+	// Recorded before the turn is released: the next helper to take it
+	// finds this one's answer in the store.
 	p.record(ctx, c, d, err == nil, ops)
+	c.releaseTurn()
 	if p.c.Record != nil {
 		p.c.Record(Record{Request: req, Decision: *d, Opinions: ops, Start: start})
 	}
@@ -190,6 +194,34 @@ type call struct {
 	// the request; storeFailed that it could not, so it is not tried
 	// again and its problem is said once.
 	memory, storeFailed bool
+	// recorded says the store's part of the record step was done (or
+	// tried) before anyone was asked.
+	recorded bool
+	// form is the form a person is asked with.
+	form *form.Form
+	// release gives back the turn to ask a person, when held.
+	release func()
+	// sess is the request's binding for session memory, once computed.
+	sess           state.Session
+	sessOK, sessIn bool
+}
+
+// session is c's request's binding for session memory, computed once:
+// its arguments digested once per request. False without a session.
+func (c *call) session() (state.Session, bool) {
+	if !c.sessIn {
+		c.sess, c.sessOK = state.SessionOf(c.req)
+		c.sessIn = true
+	}
+	return c.sess, c.sessOK
+}
+
+// releaseTurn gives back the turn to ask a person, if held.
+func (c *call) releaseTurn() {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
 }
 
 // safely is answer with a panic turned into a deny with cause error.
@@ -212,52 +244,24 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 	if ctx.Err() != nil {
 		return ended(ctx, req, decision.FrontendNone), nil, nil
 	}
-	ops := opinions(p.c.Policy, req)
-	ops = append(ops, p.remembered(ctx, c)...)
-	if d := decide(req, ops); d != nil {
-		p.sayWhy(d, ops)
-		return d, ops, nil
+	d, ops, err := p.beforeAsking(ctx, c, opinions(p.c.Policy, req))
+	if d != nil || err != nil {
+		return d, ops, err
 	}
-	// A mode of the annotation policy that asks about a tool asks each
-	// time: no allow-session then.
-	if slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession }) {
-		c.memory = false
-	}
-	if !p.takePrompt(ctx, c) {
-		p.c.Warn("too many prompts in the last minute; denied without asking")
-		return denied(req, decision.CauseRateLimit, decision.FrontendNone), ops, nil
-	}
-	f := form.New(req, form.Options{SessionMemory: c.memory})
-	if p.c.Answers != nil {
-		if e, ok := p.c.Answers.Match(req); ok {
-			if e.Message != "" && e.Choice.IsAllow() {
-				p.c.Warn("the message of a canned allow is ignored")
-			}
-			d, err := f.Decide(e.Answer(f), decision.FrontendAnswers, p.c.Now())
-			if err != nil {
-				return nil, ops, fmt.Errorf("%w: %w", ErrBadAnswer, err)
-			}
-			return &d, ops, nil
-		}
-	}
-	if p.c.Strict {
-		return nil, ops, ErrNoMatch
-	}
-	release, err := p.waitTurn(ctx, c)
+	queued, err := p.waitTurn(ctx, c)
 	if err != nil {
 		return ended(ctx, req, decision.FrontendNone), ops, nil
 	}
-	defer release()
 	// While this helper waited, a twin may have been allowed for the
 	// session, or a rule remembered.
-	if more := p.remembered(ctx, c); len(more) > 0 {
+	if more := p.rememberedIf(ctx, c, queued); len(more) > 0 {
 		ops = append(ops, more...)
 		if d := decide(req, ops); d != nil {
 			p.sayWhy(d, ops)
 			return d, ops, nil
 		}
 	}
-	d, err := p.ask(ctx, f)
+	d, err = p.ask(ctx, c.form)
 	return d, ops, err
 }
 
