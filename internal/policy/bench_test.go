@@ -45,3 +45,19 @@ func BenchmarkLoad10000Rules(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoad10000PrefixRules: compiling 10,000 prefix rules and
+// nothing else, the rules file `askperm check` is timed with against
+// Codex's execpolicy (bench/measure, section 5).
+func BenchmarkLoad10000PrefixRules(b *testing.B) {
+	var text strings.Builder
+	for i := range 10_000 {
+		fmt.Fprintf(&text, "[[rule]]\nname = \"r%d\"\ndecision = %q\n[[rule.when]]\npath = \"$.argv\"\nprefix = [\"cmd%d\", [\"-a\", \"-b\"]]\n", i, []string{"allow", "prompt", "deny"}[i%3], i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("bench.toml", []byte(text.String())); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 
 // fileTOML is a rules file as written (protocol section 8).
 type fileTOML struct {
-	Rules       []ruleTOML       `toml:"rule"`
+	Rules       []*ruleTOML      `toml:"rule"`
 	Verbs       *verbsTOML       `toml:"verbs"`
 	Annotations []annotationTOML `toml:"annotations"`
 }
@@ -143,7 +143,7 @@ func decodeRules(b []byte, f *fileTOML) error { return userfile.DecodePlainTOML(
 // verdicts are a rule's decisions; allow is the default.
 var verdicts = map[string]Verdict{"": Allow, "allow": Allow, "prompt": Prompt, "deny": Deny}
 
-func (c *compiler) rule(file string, n int, rt ruleTOML) (*Rule, error) {
+func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, error) {
 	r := &Rule{Name: rt.Name, Message: rt.Message, Justification: rt.Justification, file: file}
 	if r.Name == "" {
 		r.Name = fmt.Sprintf("%s#%d", file, n)
