@@ -28,6 +28,7 @@ go tool gotestsum --format pkgname --format-hide-empty-pkg -- -count=1 -timeout 
 fuzztime=${FUZZTIME:-60000x}
 echo "== fuzz targets, $fuzztime inputs each"
 for target in decision:FuzzParse decision:FuzzParseDecision decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
+	decision:FuzzCanonicalNumber decision:FuzzUnquote \
 	decision:FuzzGlobGuard form:FuzzLine form:FuzzBlock form:FuzzLineInjective form:FuzzWidthAgrees \
 	internal/policy:FuzzRulesFile internal/policy:FuzzPath; do
 	pkg=${target%%:*} name=${target##*:}
