@@ -82,15 +82,14 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion) (d *de
 		return d, ops, nil, nil
 	}
 	// A mode of the annotation policy that asks about a tool asks each
-	// time: no allow-session then.
-	if slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession }) {
-		c.memory = false
-	}
+	// time: no allow-session then. The store still counts the prompt,
+	// queues it and records it.
+	noSession := slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession })
 	if !p.takePrompt(tx, c) {
 		p.c.Warn("too many prompts in the last minute; denied without asking")
 		return denied(req, decision.CauseRateLimit, decision.FrontendNone), ops, nil, nil
 	}
-	f := form.New(req, form.Options{SessionMemory: c.memory})
+	f := form.New(req, form.Options{SessionMemory: c.memory && !noSession})
 	c.form = f
 	if p.c.Answers != nil {
 		if e, ok := p.c.Answers.Match(req); ok {

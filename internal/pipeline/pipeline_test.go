@@ -498,6 +498,32 @@ func TestPromptRateLimit(t *testing.T) {
 	}
 }
 
+// A mode of the annotation policy that asks each time offers no
+// allow-session, but its prompts are rate-limited, recorded and queued
+// all the same.
+func TestAskEachTimeStillLimited(t *testing.T) {
+	pol, err := policy.Parse("rules.toml", []byte("[[annotations]]\ntool = \"t\"\nmode = \"prompt\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	offered := false
+	p := pipe(Config{Policy: []Source{pol.Opinions}, Memory: &Memory{Dir: t.TempDir(), PromptsPerMinute: 2, Breaker: state.DefaultBreaker}},
+		askingFunc(func(f *form.Form) form.Answer {
+			asked++
+			offered = offered || f.Offers(form.AllowSession)
+			return f.Defaults()
+		}))
+	var causes []decision.Cause
+	for range 3 {
+		d, _ := decideRaw(t, context.Background(), p, `{"action":"x","tool":"t","session_id":"s1","annotations":{"destructiveHint":true}}`)
+		causes = append(causes, d.Cause)
+	}
+	if want := []decision.Cause{"user", "user", "rate-limit"}; !reflect.DeepEqual(causes, want) || asked != 2 || offered {
+		t.Errorf("causes %v, asked %d, allow-session offered %v", causes, asked, offered)
+	}
+}
+
 // Prompts of one user are asked one at a time; a helper that waited finds
 // the answer its twin was given for the session, and asks nobody.
 func TestQueuedPromptsConsultMemoryAgain(t *testing.T) {
