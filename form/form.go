@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -172,7 +173,11 @@ func (f *Form) CheckRule(a Answer) error {
 			return fmt.Errorf("scopes: the request has no dimension %q", name)
 		}
 		if !slices.ContainsFunc(d.Scopes, func(s decision.Scope) bool { return s.Match == match }) {
-			return fmt.Errorf("scopes: %q is not a scope offered for dimension %q", match, name)
+			matches := make([]string, len(d.Scopes))
+			for i, s := range d.Scopes {
+				matches[i] = s.Match
+			}
+			return fmt.Errorf("scopes: %q is not a scope offered for dimension %q (offered: %s)", match, name, quotedList(matches, 5))
 		}
 	}
 	for _, i := range f.AskedDimensions() {
@@ -187,7 +192,7 @@ func (f *Form) CheckRule(a Answer) error {
 		return fmt.Errorf("workdir_scope: %q is neither %q nor %q", a.WorkdirScope, decision.WorkdirSelected, decision.WorkdirAll)
 	}
 	if !slices.Contains(decision.Lifetimes, a.Lifetime) {
-		return fmt.Errorf("lifetime: %q is not one of %q", a.Lifetime, decision.Lifetimes)
+		return fmt.Errorf("lifetime: %q is not a lifetime (one of: %s)", a.Lifetime, quotedList(decision.Lifetimes, len(decision.Lifetimes)))
 	}
 	return nil
 }
@@ -255,6 +260,23 @@ func (f *Form) rule(a Answer, now time.Time) *decision.Rule {
 		r.Expires = now.Unix() + secs
 	}
 	return r
+}
+
+// quotedList quotes the first max items, comma-separated, and counts the
+// rest: a request may offer a thousand scopes.
+func quotedList(items []string, max int) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i == max {
+			fmt.Fprintf(&b, ", and %d more", len(items)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", it)
+	}
+	return b.String()
 }
 
 func joinChoices(cs []Choice) string {

@@ -106,11 +106,11 @@ func TestCheckRejects(t *testing.T) {
 		{"empty grants", always(func(a *Answer) { a.Grants = nil }), "at least one"},
 		{"grant twice", always(func(a *Answer) { a.Grants = []string{"fs.write", "fs.write"} }), "given twice"},
 		{"unknown dimension", always(func(a *Answer) { a.Scopes["url"] = "x" }), `no dimension "url"`},
-		{"scope not offered", always(func(a *Answer) { a.Scopes["path"] = "/" }), `"/" is not a scope offered`},
+		{"scope not offered", always(func(a *Answer) { a.Scopes["path"] = "/" }), `"/" is not a scope offered for dimension "path" (offered: "/p/a", "/p/", "*")`},
 		{"sole scope changed", always(func(a *Answer) { a.Scopes["host"] = "other" }), `"other" is not a scope offered`},
 		{"asked scope missing", always(func(a *Answer) { delete(a.Scopes, "path") }), `no scope chosen for dimension "path"`},
 		{"bad workdir scope", always(func(a *Answer) { a.WorkdirScope = "some" }), "workdir_scope"},
-		{"bad lifetime", always(func(a *Answer) { a.Lifetime = "60" }), "lifetime"},
+		{"bad lifetime", always(func(a *Answer) { a.Lifetime = "60" }), `lifetime: "60" is not a lifetime (one of: "indefinite", "900", "57600")`},
 		{"numeric lifetime spelled differently", always(func(a *Answer) { a.Lifetime = "0900" }), "lifetime"},
 	} {
 		_, err := f.Decide(tc.a, "answers", time.Unix(0, 0))
@@ -379,6 +379,22 @@ func TestDecideGrantsAreClosed(t *testing.T) {
 			if !strings.Contains(sentence, " "+name+",") && !strings.Contains(sentence, " "+name+" (implied by") {
 				t.Fatalf("the rule sentence does not name %s: %s", name, sentence)
 			}
+		}
+	}
+}
+
+func TestQuotedList(t *testing.T) {
+	for _, c := range []struct {
+		items []string
+		max   int
+		want  string
+	}{
+		{nil, 5, ""},
+		{[]string{"a", "b\n"}, 5, `"a", "b\n"`},
+		{[]string{"a", "b", "c", "d"}, 2, `"a", "b", and 2 more`},
+	} {
+		if got := quotedList(c.items, c.max); got != c.want {
+			t.Errorf("quotedList(%q, %d) = %s, want %s", c.items, c.max, got, c.want)
 		}
 	}
 }
