@@ -1,10 +1,10 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/askperm/askperm/internal/xvfb"
 )
 
 // The dialogs, for real: askperm runs yad or zenity on a private Xvfb
@@ -45,10 +47,8 @@ import (
 
 // xDisplay is a private X server for one test.
 type xDisplay struct {
-	t       *testing.T
-	display string // e.g. ":93"
-	server  *exec.Cmd
-	stderr  *bytes.Buffer
+	t *testing.T
+	*xvfb.Server
 }
 
 // needDialogs skips the test unless Xvfb, xdotool and the program are
@@ -65,20 +65,15 @@ func needDialogs(t *testing.T, program string) {
 	}
 }
 
-// startX starts Xvfb on a display number it picks itself (-displayfd), so
-// that tests running side by side never collide, and waits until it
-// serves clients; a server that dies at once (a display taken after all)
-// is replaced.
+// startX starts Xvfb (internal/xvfb) and waits until it serves clients;
+// a server that dies at once (a display taken after all) is replaced.
 func startX(t *testing.T) *xDisplay {
 	t.Helper()
 	var failures []string
 	for range 3 {
-		x, cmd, err := tryX(t)
+		x, err := tryX(t)
 		if err == nil {
-			t.Cleanup(func() {
-				cmd.Process.Signal(syscall.SIGTERM) // it removes its lock and socket
-				cmd.Wait()
-			})
+			t.Cleanup(x.Stop)
 			return x
 		}
 		failures = append(failures, err.Error())
@@ -87,48 +82,19 @@ func startX(t *testing.T) *xDisplay {
 	return nil
 }
 
-func tryX(t *testing.T) (*xDisplay, *exec.Cmd, error) {
-	r, w, err := os.Pipe()
+func tryX(t *testing.T) (*xDisplay, error) {
+	s, err := xvfb.Start()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	defer r.Close()
-	// -noreset: without it the server resets whenever its last client
-	// leaves, and refuses the next dialog while it does.
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	fail := func(why string) (*xDisplay, *exec.Cmd, error) {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, nil, fmt.Errorf("%s: %s", why, strings.TrimSpace(stderr.String()))
-	}
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(r).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	var n string
-	select {
-	case n = <-line:
-	case <-time.After(10 * time.Second):
-		return fail("no display number in time")
-	}
-	if n == "" {
-		return fail("no display number")
-	}
-	x := &xDisplay{t: t, display: ":" + n, server: cmd, stderr: &stderr}
+	x := &xDisplay{t: t, Server: s}
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := x.xdotool("getdisplaygeometry"); err == nil {
-			return x, cmd, nil
+			return x, nil
 		}
 		if time.Now().After(deadline) {
-			return fail("display " + x.display + " serves no client")
+			s.Stop()
+			return nil, s.Failed(errors.New("display " + s.Display + " serves no client"))
 		}
 	}
 }
@@ -138,7 +104,7 @@ func (x *xDisplay) xdotool(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "xdotool", args...)
-	cmd.Env = []string{"DISPLAY=" + x.display}
+	cmd.Env = []string{"DISPLAY=" + x.Display}
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
@@ -182,8 +148,8 @@ func (a *dialogRun) waitDialog(class string, after *xWindow) *xWindow {
 	default:
 	}
 	windows, _ := x.xdotool("search", "--onlyvisible", "--name", ".")
-	alive := x.server.Process.Signal(syscall.Signal(0)) == nil
-	a.t.Fatalf("no new %s window appeared; askperm %s; stderr: %s; windows: %q; Xvfb alive %v: %s", class, state, a.stderr.String(), windows, alive, x.stderr.String())
+	alive := x.Cmd.Process.Signal(syscall.Signal(0)) == nil
+	a.t.Fatalf("no new %s window appeared; askperm %s; stderr: %s; windows: %q; Xvfb alive %v: %s", class, state, a.stderr.String(), windows, alive, x.Stderr.String())
 	return nil
 }
 
@@ -241,7 +207,7 @@ func startDialog(t *testing.T, x *xDisplay, frontend, request string, args ...st
 // dialogEnv is the environment of askperm on display x, its state and
 // config in home.
 func dialogEnv(x *xDisplay, home string) []string {
-	return baseEnv("DISPLAY="+x.display, "HOME="+home, "XDG_STATE_HOME="+home+"/state", "XDG_CONFIG_HOME="+home+"/config")
+	return baseEnv("DISPLAY="+x.Display, "HOME="+home, "XDG_STATE_HOME="+home+"/state", "XDG_CONFIG_HOME="+home+"/config")
 }
 
 // startAskperm runs askperm in the background with the request req, the
@@ -665,7 +631,7 @@ func TestDialogCmdlineHoldsNoRequestText(t *testing.T) {
 	}
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
 		for _, w := range walks {
-			a := startAskperm(t, x, w.req(t), baseEnv("DISPLAY="+x.display), "--frontend", prog, "--timeout", "120s", "--max-request", "8MiB")
+			a := startAskperm(t, x, w.req(t), baseEnv("DISPLAY="+x.Display), "--frontend", prog, "--timeout", "120s", "--max-request", "8MiB")
 			var d *xWindow
 			for i, keys := range w.steps[prog] {
 				t.Logf("%s request, dialog %d", w.name, i+1)
@@ -682,7 +648,7 @@ func TestDialogCmdlineHoldsNoRequestText(t *testing.T) {
 // and answer: askperm runs them under a UTF-8 locale.
 func TestDialogWithoutLocale(t *testing.T) {
 	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
-		a := startAskperm(t, x, readFile(t, "requests/write-file.json"), []string{"DISPLAY=" + x.display}, "--frontend", prog)
+		a := startAskperm(t, x, readFile(t, "requests/write-file.json"), []string{"DISPLAY=" + x.Display}, "--frontend", prog)
 		v := a.waitDialog(prog, nil)
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", v.pid))
 		if err != nil || !bytes.Contains(env, []byte("LC_ALL=C.UTF-8\x00")) {

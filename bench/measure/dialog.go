@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -15,15 +14,16 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/askperm/askperm/internal/xvfb"
 )
 
 // xServer is a private Xvfb and a connection to it that sees every
 // top-level window mapped or destroyed (SubstructureNotify on the root).
 type xServer struct {
-	display string
-	server  *exec.Cmd
-	conn    net.Conn
-	events  chan xEvent
+	*xvfb.Server
+	conn   net.Conn
+	events chan xEvent
 }
 
 // xEvent is a MapNotify or DestroyNotify of a child of the root, and when
@@ -34,38 +34,14 @@ type xEvent struct {
 	at     time.Time
 }
 
-// startX starts Xvfb on a display it picks itself and subscribes to the
-// root window's structure events.
+// startX starts Xvfb (internal/xvfb) and subscribes to the root window's
+// structure events.
 func startX() (*xServer, error) {
-	r, w, err := os.Pipe()
+	s, err := xvfb.Start()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		w.Close()
-		return nil, err
-	}
-	w.Close()
-	x := &xServer{server: cmd, events: make(chan xEvent, 64)}
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(r).ReadString('\n')
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case n := <-line:
-		x.display = ":" + n
-	case <-time.After(10 * time.Second):
-	}
-	if x.display == ":" || x.display == "" {
-		x.stop()
-		return nil, fmt.Errorf("Xvfb gave no display: %s", firstLine(stderr.String()))
-	}
+	x := &xServer{Server: s, events: make(chan xEvent, 64)}
 	if err := x.subscribe(); err != nil {
 		x.stop()
 		return nil, err
@@ -77,8 +53,7 @@ func (x *xServer) stop() {
 	if x.conn != nil {
 		x.conn.Close()
 	}
-	x.server.Process.Signal(syscall.SIGTERM)
-	x.server.Wait()
+	x.Stop()
 }
 
 // subscribe speaks just enough X11: the connection setup (no
@@ -87,7 +62,7 @@ func (x *xServer) stop() {
 func (x *xServer) subscribe() error {
 	var err error
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if x.conn, err = net.Dial("unix", "/tmp/.X11-unix/X"+x.display[1:]); err == nil || time.Now().After(deadline) {
+		if x.conn, err = net.Dial("unix", "/tmp/.X11-unix/X"+x.Display[1:]); err == nil || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -246,7 +221,7 @@ func dialogs() {
 	}
 	defer x.stop()
 	home := newHome()
-	environ := env(home, "DISPLAY="+x.display)
+	environ := env(home, "DISPLAY="+x.Display)
 	text := request(nil) // what the bare viewer shows: about the size of askperm's text
 	for _, program := range []string{"yad", "zenity"} {
 		what := fmt.Sprintf("a desktop dialog's window appearing under Xvfb: `--frontend %s` vs bare %s (text-info)", program, program)
