@@ -138,7 +138,7 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 
 // decodeRules decodes a rules file strictly. Values and examples are any
 // TOML value, with keys of their own.
-func decodeRules(b []byte, f *fileTOML) error { return userfile.DecodePlainTOML(b, f) }
+func decodeRules(b []byte, f *fileTOML) error { return userfile.DecodeTOML(b, f) }
 
 // verdicts are a rule's decisions; allow is the default.
 var verdicts = map[string]Verdict{"": Allow, "allow": Allow, "prompt": Prompt, "deny": Deny}

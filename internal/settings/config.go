@@ -52,7 +52,11 @@ type Config struct {
 type Duration string
 
 // UnmarshalTOML takes a string or a number.
-func (d *Duration) UnmarshalTOML(v any) error {
+func (d *Duration) UnmarshalTOML(raw []byte) error {
+	v, err := userfile.DecodeValue(raw)
+	if err != nil {
+		return err
+	}
 	switch v := v.(type) {
 	case string:
 		*d = Duration(v)
@@ -61,9 +65,22 @@ func (d *Duration) UnmarshalTOML(v any) error {
 	case float64:
 		*d = Duration(strconv.FormatFloat(v, 'g', -1, 64))
 	default:
-		return fmt.Errorf("expected a duration such as \"30s\" or a number of seconds, not %T", v)
+		return fmt.Errorf("expected a duration such as \"30s\" or a number of seconds, not %s", tomlType(v))
 	}
 	return nil
+}
+
+// tomlType names v's TOML type.
+func tomlType(v any) string {
+	switch v.(type) {
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
 }
 
 // Path is where the config file lives: $XDG_CONFIG_HOME/askperm/config.toml,

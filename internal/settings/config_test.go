@@ -32,7 +32,7 @@ func TestParseRejects(t *testing.T) {
 		{"[dialogs]\nyad = \"yad\"\n", "not an absolute path"},
 		{"timeout = true\n", "expected a duration"},
 		{"timeout = [1]\n", "expected a duration"},
-		{"timeout = \"1s\"\ntimeout = \"2s\"\n", "already been defined"},
+		{"timeout = \"1s\"\ntimeout = \"2s\"\n", "already defined"},
 	} {
 		if _, err := Parse([]byte(tc.toml)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.toml, err, tc.want)

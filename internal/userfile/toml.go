@@ -6,42 +6,27 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/agnivade/levenshtein"
-	gotoml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // DecodeTOML decodes a user file's TOML into v strictly: a key v does not
 // know is an error, never silently ignored (a misspelt setting must not
 // leave a weaker default in place). The error names each unknown key with
 // the known key nearest to it, or else every key known in its place. Keys
-// below a free-form key (such as "rule.when.equals", whose value is any
-// TOML value) are the value's own.
-func DecodeTOML(b []byte, v any, freeForm ...string) error {
-	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(v)
-	if err != nil {
-		return err
-	}
-	var keys [][]string
-	for _, k := range md.Undecoded() {
-		if !slices.ContainsFunc(freeForm, func(f string) bool { return strings.HasPrefix(k.String(), f+".") }) {
-			keys = append(keys, k)
-		}
-	}
-	return unknownKeys(reflect.TypeOf(v), keys)
-}
-
-// DecodePlainTOML is DecodeTOML for a v that takes plain TOML values
-// only (no UnmarshalTOML of its own): the same strictness and messages,
-// several times faster (rules files may hold thousands of rules). Keys
-// below a map or an any value are the value's own.
-func DecodePlainTOML(b []byte, v any) error {
-	d := gotoml.NewDecoder(bytes.NewReader(b))
+// below a map or an any value (such as "rule.when.equals", whose value is
+// any TOML value) are the value's own. A value whose type has an
+// UnmarshalTOML([]byte) method (go-toml's unstable.Unmarshaler) receives
+// its raw TOML.
+func DecodeTOML(b []byte, v any) error {
+	d := toml.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
+	d.EnableUnmarshalerInterface()
 	err := d.Decode(v)
-	var strict *gotoml.StrictMissingError
+	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) {
 		keys := make([][]string, len(strict.Errors))
 		for i := range strict.Errors {
@@ -49,12 +34,25 @@ func DecodePlainTOML(b []byte, v any) error {
 		}
 		return unknownKeys(reflect.TypeOf(v), keys)
 	}
-	var de *gotoml.DecodeError
+	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
 		return fmt.Errorf("toml: line %d, column %d: %s", row, col, strings.TrimPrefix(de.Error(), "toml: "))
 	}
 	return err
+}
+
+// DecodeValue decodes raw, one TOML value as an UnmarshalTOML method
+// receives it, into a string, int64, float64, bool, time or a slice or map
+// of those.
+func DecodeValue(raw []byte) (any, error) {
+	var doc struct {
+		V any `toml:"v"`
+	}
+	if err := toml.Unmarshal(append([]byte("v = "), raw...), &doc); err != nil {
+		return nil, err
+	}
+	return doc.V, nil
 }
 
 // unknownKeys is the error naming each of keys, unknown in the TOML of a
@@ -80,7 +78,7 @@ func unknownKeys(t reflect.Type, keys [][]string) error {
 
 // unknownKey says that k is unknown, and what was likely meant.
 func unknownKey(t reflect.Type, k []string) string {
-	msg := fmt.Sprintf("unknown key %q", toml.Key(k).String())
+	msg := fmt.Sprintf("unknown key %q", keyString(k))
 	known := KnownKeys(t, k[:len(k)-1])
 	if len(known) == 0 {
 		return msg
@@ -89,6 +87,25 @@ func unknownKey(t reflect.Type, k []string) string {
 		return fmt.Sprintf("%s: did you mean %q?", msg, near)
 	}
 	return fmt.Sprintf("%s (valid here: %s)", msg, strings.Join(known, ", "))
+}
+
+// keyString is key k as TOML writes it: bare parts as they are, others
+// quoted.
+func keyString(k []string) string {
+	parts := make([]string, len(k))
+	for i, p := range k {
+		bare := p != ""
+		for _, r := range p {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+				bare = false
+				break
+			}
+		}
+		if parts[i] = p; !bare {
+			parts[i] = strconv.Quote(p)
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // KnownKeys are the TOML keys the struct reached from t by path takes, in

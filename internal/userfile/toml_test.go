@@ -35,26 +35,46 @@ func TestDecodeTOMLUnknownKeys(t *testing.T) {
 		{"[dialog]\nzenity = \"z\"\nyad = \"y\"\n", `unknown key "dialog" (valid here: frontends, timeout, answer, state)`},
 		{"time = 1\ncolour = 2\n", `unknown key "time": did you mean "timeout"?; unknown key "colour" (valid here: frontends, timeout, answer, state)`},
 	} {
-		var f, g fileTOML
-		err := DecodeTOML([]byte(tc.in), &f)
-		if err == nil || err.Error() != tc.want {
+		var f fileTOML
+		if err := DecodeTOML([]byte(tc.in), &f); err == nil || err.Error() != tc.want {
 			t.Errorf("%q: got %v, want %s", tc.in, err, tc.want)
 		}
-		err = DecodePlainTOML([]byte(tc.in), &g)
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("plain %q: got %v, want %s", tc.in, err, tc.want)
-		}
-	}
-	var g fileTOML
-	if err := DecodePlainTOML([]byte("[[answer]]\ndimensions = { anything = \"x\" }\n[answer.free]\nk = 1\n"), &g); err != nil {
-		t.Errorf("plain free keys: %v", err)
-	}
-	if err := DecodePlainTOML([]byte("timeout = \"1\"\ntimeout = \"2\"\n"), &g); err == nil || !strings.HasPrefix(err.Error(), "toml: line 2, column 1: ") {
-		t.Errorf("plain syntax error: %v", err)
 	}
 	var f fileTOML
-	if err := DecodeTOML([]byte("[[answer]]\ndimensions = { anything = \"x\" }\n[answer.free]\nk = 1\n"), &f, "answer.free"); err != nil {
+	if err := DecodeTOML([]byte("[[answer]]\ndimensions = { anything = \"x\" }\n[answer.free]\nk = 1\n"), &f); err != nil {
 		t.Errorf("free keys: %v", err)
+	}
+	if err := DecodeTOML([]byte("timeout = \"1\"\ntimeout = \"2\"\n"), &f); err == nil || !strings.HasPrefix(err.Error(), "toml: line 2, column 1: ") {
+		t.Errorf("syntax error: %v", err)
+	}
+	if err := DecodeTOML([]byte("[state]\n\"re mem\" = true\n"), &f); err == nil || err.Error() != `unknown key "state.\"re mem\"" (valid here: remember)` {
+		t.Errorf("quoted key: %v", err)
+	}
+}
+
+// rawValue keeps the raw TOML its UnmarshalTOML receives, decoded.
+type rawValue struct{ v any }
+
+func (r *rawValue) UnmarshalTOML(raw []byte) (err error) {
+	r.v, err = DecodeValue(raw)
+	return err
+}
+
+func TestDecodeValue(t *testing.T) {
+	for in, want := range map[string]any{
+		`x = "30s"`:  "30s",
+		`x = 'a\b'`:  `a\b`,
+		`x = 12`:     int64(12),
+		`x = 1.5`:    1.5,
+		`x = true`:   true,
+		`x = [1, 2]`: []any{int64(1), int64(2)},
+	} {
+		var doc struct {
+			X rawValue `toml:"x"`
+		}
+		if err := DecodeTOML([]byte(in), &doc); err != nil || !reflect.DeepEqual(doc.X.v, want) {
+			t.Errorf("%s: got %#v, %v; want %#v", in, doc.X.v, err, want)
+		}
 	}
 }
 
