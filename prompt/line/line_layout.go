@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
@@ -98,14 +99,16 @@ func (pg *page) block(text string) {
 
 func (pg *page) String() string { return pg.b.String() }
 
-var spaceRun = regexp.MustCompile(fmt.Sprintf(" {%d,}", minSpaceRun))
+// spaceRun and spaceCount are compiled on first use, not in every
+// process's start-up.
+var spaceRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(fmt.Sprintf(" {%d,}", minSpaceRun)) })
 
 // countSpaces shows runs of minSpaceRun or more spaces as ⟨N spaces⟩, as
 // form.Line does: padding can neither push text out of view nor fill a
 // line. The notation stays unambiguous: the renderer escapes every ⟨ of the
 // request.
 func countSpaces(s string) string {
-	return spaceRun.ReplaceAllStringFunc(s, func(run string) string { return fmt.Sprintf("⟨%d spaces⟩", len(run)) })
+	return spaceRun().ReplaceAllStringFunc(s, func(run string) string { return fmt.Sprintf("⟨%d spaces⟩", len(run)) })
 }
 
 // word is a run of non-spaces, or a ⟨N spaces⟩ count, and the number of
@@ -115,7 +118,7 @@ type word struct {
 	text   string
 }
 
-var spaceCount = regexp.MustCompile(`⟨\d+ spaces⟩`)
+var spaceCount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`⟨\d+ spaces⟩`) })
 
 // words splits s at spaces and around ⟨N spaces⟩ counts, which stand for
 // spaces and never split. A last word of "" carries trailing spaces.
@@ -138,7 +141,7 @@ func words(s string) []word {
 		}
 	}
 	last := 0
-	for _, m := range spaceCount.FindAllStringIndex(s, -1) {
+	for _, m := range spaceCount().FindAllStringIndex(s, -1) {
 		split(s[last:m[0]])
 		ws = append(ws, word{pending, s[m[0]:m[1]]})
 		pending, last = 0, m[1]

@@ -352,7 +352,7 @@ func TestLineHostileLayout(t *testing.T) {
 // squeeze is s without spaces, line breaks and space counts: what wrapping
 // keeps.
 func squeeze(s string) string {
-	return strings.NewReplacer(" ", "", "\n", "").Replace(spaceCount.ReplaceAllString(s, ""))
+	return strings.NewReplacer(" ", "", "\n", "").Replace(spaceCount().ReplaceAllString(s, ""))
 }
 
 // choiceQuestion starts the question of stage "choice", wrapped or not.

@@ -3,6 +3,7 @@ package tui
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A detail whose text is a unified diff is drawn with its added lines
@@ -25,8 +26,9 @@ const (
 	diffHeader
 )
 
-// hunkHeader matches the start of a hunk header, "@@ -1,3 +1,4 @@".
-var hunkHeader = regexp.MustCompile(`^@@ -\d+(,\d+)? \+\d+(,\d+)? @@`)
+// hunkHeader matches the start of a hunk header, "@@ -1,3 +1,4 @@";
+// compiled on first use, not in every process's start-up.
+var hunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -\d+(,\d+)? \+\d+(,\d+)? @@`) })
 
 // isFileHeader reports whether lines i and i+1 are a diff's file headers.
 func isFileHeader(lines []string, i int) bool {
@@ -39,7 +41,7 @@ func isFileHeader(lines []string, i int) bool {
 func diffKinds(lines []string) []diffKind {
 	diff := false
 	for i, l := range lines {
-		if hunkHeader.MatchString(l) || isFileHeader(lines, i) {
+		if hunkHeader().MatchString(l) || isFileHeader(lines, i) {
 			diff = true
 			break
 		}
@@ -54,7 +56,7 @@ func diffKinds(lines []string) []diffKind {
 		case isFileHeader(lines, i):
 			kinds[i], kinds[i+1] = diffHeader, diffHeader
 			i++
-		case hunkHeader.MatchString(l):
+		case hunkHeader().MatchString(l):
 			kinds[i] = diffHunk
 		case strings.HasPrefix(l, "+"):
 			kinds[i] = diffAdd
