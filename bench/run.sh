@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # askperm side by side with its peers, in one table: each figure the median
 # of N runs (default 21) and a ratio against its peer measured in the same
-# run. Builds askperm, the floor program (bench/floor) and the measuring
+# run. Builds askperm, the floor program (bench/floor), the floor linked
+# with the libraries askperm must use (bench/libfloor) and the measuring
 # program (bench/measure, which says what each section measures), installs
 # gum (the terminal UI's peer) with go install, and prints the machine.
 # The peers .ci/run installs (Xvfb, yad, zenity; Codex and the reference
@@ -20,6 +21,7 @@ trap 'rm -rf "$dir"' EXIT
 # pays the dynamic loader on every start.
 CGO_ENABLED=0 go build -o "$dir/askperm" .
 CGO_ENABLED=0 go build -o "$dir/floor" ./bench/floor
+CGO_ENABLED=0 go build -o "$dir/libfloor" ./bench/libfloor
 go build -o "$dir/measure" ./bench/measure
 gum=""
 if GOBIN="$dir" go install github.com/charmbracelet/gum@v0.17.0; then
@@ -30,5 +32,5 @@ fi
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
 echo "machine: $(nproc) cores, ${cpu:-unknown CPU}, Linux $(uname -r), $(go version | cut -d' ' -f3)"
-"$dir/measure" -askperm "$dir/askperm" -floor "$dir/floor" -gum "$gum" -repo "$PWD" "$@"
+"$dir/measure" -askperm "$dir/askperm" -floor "$dir/floor" -libfloor "$dir/libfloor" -gum "$gum" -repo "$PWD" "$@"
 echo "bench/run.sh: $((SECONDS - started)) s in all"

@@ -35,6 +35,7 @@ import (
 var (
 	askperm = flag.String("askperm", "", "the askperm binary (required)")
 	floor   = flag.String("floor", "", "the floor binary (bench/floor; required)")
+	libs    = flag.String("libfloor", "", "the floor linked with the required libraries (bench/libfloor; its row is skipped when empty)")
 	gum     = flag.String("gum", "", "the gum binary (section 2's peer; skipped when empty)")
 	repo    = flag.String("repo", ".", "the repository (testdata, .ci/tools, go test)")
 	runs    = flag.Int("n", 21, "runs per figure; the median is reported")
@@ -283,6 +284,7 @@ func floorRow(what string, argv []string, environ []string, stdin func(int) stri
 func noHuman() {
 	home := newHome()
 	req := fixed(file("request.json", request(nil)))
+	libsRow(req)
 	floorRow("decided without a human: canned answer (`--answer allow-once`)",
 		[]string{*askperm, "--answer", "allow-once", "--no-remember"}, env(home), req, `"allow"`, 1.5)
 
@@ -297,6 +299,23 @@ func noHuman() {
 	}
 	floorRow("decided without a human: memory (a remembered rule)",
 		[]string{*askperm, "--state-dir", state, "--frontend", "none"}, env(home), req, `"memory"`, 1.5)
+}
+
+// libsRow measures the floor linked with the libraries askperm must use
+// against the bare floor: the part of the start-up askperm's own code
+// cannot remove.
+func libsRow(req func(int) string) {
+	const what = "the floor linked with the required libraries (cobra, bubbletea, huh, x/term, go-isatty): no askperm code"
+	if *libs == "" {
+		skip(what, "no -libfloor")
+		return
+	}
+	l, f, err := pair(*runs, timed(fixed([]string{*libs}), nil, req, "allow"), timed(fixed([]string{*floor}), nil, req, "allow"))
+	if err != nil {
+		skip(what, "failed: "+err.Error())
+		return
+	}
+	add(row{what, ms(l), ms(f) + " (floor)", ratio(l, f), "-", "the least a canned decision can cost"})
 }
 
 // largeRequest: section 4.

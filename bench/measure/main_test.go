@@ -19,7 +19,7 @@ func TestQuick(t *testing.T) {
 		t.Skip("skipping: measures for about 30 s")
 	}
 	dir := t.TempDir()
-	for _, b := range [][2]string{{"askperm", "../.."}, {"floor", "../floor"}, {"measure", "."}} {
+	for _, b := range [][2]string{{"askperm", "../.."}, {"floor", "../floor"}, {"libfloor", "../libfloor"}, {"measure", "."}} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, b[0]), b[1]).CombinedOutput(); err != nil {
 			t.Fatalf("building %s: %v: %s", b[0], err, out)
 		}
@@ -28,7 +28,7 @@ func TestQuick(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, "measure"), "-quick", "-askperm", filepath.Join(dir, "askperm"),
-		"-floor", filepath.Join(dir, "floor"), "-gum", gum, "-repo", "../..")
+		"-floor", filepath.Join(dir, "floor"), "-libfloor", filepath.Join(dir, "libfloor"), "-gum", gum, "-repo", "../..")
 	cmd.Env = os.Environ()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -46,7 +46,7 @@ func TestQuick(t *testing.T) {
 			t.Errorf("a measurement failed: %s", line)
 		}
 	}
-	for _, want := range []string{"canned answer", "rules file", "memory", "first complete frame", "1 MiB", "10,000", "askperm gate", "50 parallel"} {
+	for _, want := range []string{"required libraries", "canned answer", "rules file", "memory", "first complete frame", "1 MiB", "10,000", "askperm gate", "50 parallel"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("no row about %q", want)
 		}
