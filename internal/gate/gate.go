@@ -9,7 +9,6 @@
 package gate
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/describe"
+	"github.com/askperm/askperm/internal/jsonrpc"
 	"github.com/askperm/askperm/internal/pipeline"
 )
 
@@ -42,27 +42,15 @@ type Config struct {
 	Stderr io.Writer
 }
 
-// maxMessage caps one message; a client or server that sends more is cut
-// off.
-const maxMessage = 64 << 20
-
 // closeGrace is how long the server may take to exit once its client has
 // gone, before it is terminated.
 const closeGrace = 2 * time.Second
 
-// envelope is what the gate reads of a JSON-RPC message.
-type envelope struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-}
-
 // gate is one running proxy.
 type gate struct {
 	c        Config
-	toServer *lineWriter
-	toClient *lineWriter
+	toServer *jsonrpc.Writer
+	toClient *jsonrpc.Writer
 
 	mu          sync.Mutex
 	pending     map[string]string // request id -> method, of the requests whose answers the gate reads
@@ -94,7 +82,7 @@ func Run(ctx context.Context, c Config) (int, error) {
 		return 0, fmt.Errorf("gate: starting %s: %w", c.Command[0], err)
 	}
 	g := &gate{
-		c: c, toServer: &lineWriter{w: serverIn}, toClient: &lineWriter{w: c.Out},
+		c: c, toServer: jsonrpc.NewWriter(serverIn), toClient: jsonrpc.NewWriter(c.Out),
 		pending: map[string]string{}, annotations: map[string]*decision.Annotations{}, name: c.Name,
 	}
 	var calls sync.WaitGroup
@@ -120,11 +108,11 @@ func Run(ctx context.Context, c Config) (int, error) {
 }
 
 // fromClient relays the client's messages, holding each tools/call for a
-// decision.
+// decision. A message over jsonrpc.MaxLine ends the client's side.
 func (g *gate) fromClient(ctx context.Context, in io.Reader, calls *sync.WaitGroup) {
-	r := bufio.NewReaderSize(in, 1<<16)
+	r := jsonrpc.NewReader(in)
 	for {
-		line, err := readLine(r)
+		line, err := r.Read()
 		if len(line) > 0 {
 			g.clientMessage(ctx, line, calls)
 		}
@@ -138,12 +126,12 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 	if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
 		// A batch could carry a tools/call past the gate: MCP has none
 		// since 2025-06-18, and the gate takes none.
-		g.toClient.write(errorMessage(nil, -32600, "askperm gate: JSON-RPC batches are not supported"))
+		g.toClient.Write(jsonrpc.Error(nil, jsonrpc.InvalidRequest, "askperm gate: JSON-RPC batches are not supported"))
 		return
 	}
-	var env envelope
+	var env jsonrpc.Message
 	if json.Unmarshal(line, &env) != nil {
-		g.toServer.write(line) // not ours to judge: the server answers it
+		g.toServer.Write(line) // not ours to judge: the server answers it
 		return
 	}
 	switch env.Method {
@@ -164,18 +152,18 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 			g.mu.Unlock()
 		}
 	}
-	g.toServer.write(line)
+	g.toServer.Write(line)
 }
 
 // call decides one tools/call and forwards it, or answers it with the
 // denial.
-func (g *gate) call(ctx context.Context, line []byte, env envelope) {
+func (g *gate) call(ctx context.Context, line []byte, env jsonrpc.Message) {
 	var params struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(env.Params, &params); err != nil || params.Name == "" {
-		g.toClient.write(denial(env.ID, "askperm: denied: the call names no tool"))
+		g.toClient.Write(denial(env.ID, "askperm: denied: the call names no tool"))
 		return
 	}
 	g.mu.Lock()
@@ -189,7 +177,7 @@ func (g *gate) call(ctx context.Context, line []byte, env envelope) {
 			out := g.c.Pipeline.Decide(ctx, raw)
 			switch {
 			case out.Decision != nil && out.Decision.Decision == decision.Allow:
-				g.toServer.write(line)
+				g.toServer.Write(line)
 				return
 			case out.Decision != nil:
 				reason = denialText(*out.Decision)
@@ -201,7 +189,7 @@ func (g *gate) call(ctx context.Context, line []byte, env envelope) {
 	if err != nil {
 		reason = "askperm: denied: " + err.Error()
 	}
-	g.toClient.write(denial(env.ID, reason))
+	g.toClient.Write(denial(env.ID, reason))
 }
 
 // denialText is what the client reads of a deny.
@@ -214,14 +202,15 @@ func denialText(d decision.Decision) string {
 }
 
 // fromServer relays the server's messages, reading its name and its
-// tools' annotations from the answers the gate waits for.
+// tools' annotations from the answers the gate waits for. A message over
+// jsonrpc.MaxLine ends the server's side.
 func (g *gate) fromServer(out io.Reader) {
-	r := bufio.NewReaderSize(out, 1<<16)
+	r := jsonrpc.NewReader(out)
 	for {
-		line, err := readLine(r)
+		line, err := r.Read()
 		if len(line) > 0 {
 			g.serverMessage(line)
-			g.toClient.write(line)
+			g.toClient.Write(line)
 		}
 		if err != nil {
 			return
@@ -230,7 +219,7 @@ func (g *gate) fromServer(out io.Reader) {
 }
 
 func (g *gate) serverMessage(line []byte) {
-	var env envelope
+	var env jsonrpc.Message
 	if json.Unmarshal(line, &env) != nil || env.ID == nil || env.Method != "" {
 		return
 	}
@@ -274,49 +263,7 @@ func (g *gate) serverMessage(line []byte) {
 	}
 }
 
-// readLine reads one newline-ended message, at most maxMessage bytes.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > maxMessage {
-			return nil, fmt.Errorf("gate: a message longer than %d bytes", maxMessage)
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
-	}
-}
-
-// lineWriter writes whole lines, one writer at a time.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) write(line []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !bytes.HasSuffix(line, []byte("\n")) {
-		line = append(line, '\n')
-	}
-	_, _ = l.w.Write(line)
-}
-
 // denial is a tool result that is an error, carrying text.
 func denial(id json.RawMessage, text string) []byte {
-	b, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0", "id": id,
-		"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "isError": true},
-	})
-	return b
-}
-
-func errorMessage(id json.RawMessage, code int, text string) []byte {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": text}})
-	return b
+	return jsonrpc.Response(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "isError": true})
 }
