@@ -64,6 +64,9 @@ func skip(what, why string) {
 }
 
 func main() {
+	if filepath.Base(os.Args[0]) == stubName {
+		stubMain()
+	}
 	flag.Parse()
 	if *askperm == "" || *floor == "" {
 		fmt.Fprintln(os.Stderr, "measure: -askperm and -floor are required")
