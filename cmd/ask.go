@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/signal"
-	"syscall"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -81,9 +79,11 @@ func runAsk(s streams, o *askOptions) error {
 	if isatty.IsTerminal(s.in.Fd()) {
 		return usage("stdin is a terminal: pipe one JSON request into askperm (see askperm --help)")
 	}
-	p := newPipeline(s, set, o.verbose)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	ctx, stop, armed := onSignals(context.Background())
 	defer stop()
+	c := pipelineConfig(s, set, o.verbose)
+	c.BeforeAsking = armed
+	p := pipeline.New(c)
 	ctx, cancel := watchCaller(ctx, s.decision)
 	defer cancel()
 	return writeOutcome(s, p.Run(ctx, s.in), o.exitStatus)
@@ -91,6 +91,12 @@ func runAsk(s streams, o *askOptions) error {
 
 // newPipeline is the pipeline the settings describe.
 func newPipeline(s streams, set settings.Settings, verbose bool) *pipeline.Pipeline {
+	return pipeline.New(pipelineConfig(s, set, verbose))
+}
+
+// pipelineConfig is the configuration of the pipeline the settings
+// describe.
+func pipelineConfig(s streams, set settings.Settings, verbose bool) pipeline.Config {
 	resolvePane(&set)
 	var memory *pipeline.Memory
 	if set.StateDir != "" {
@@ -100,7 +106,7 @@ func newPipeline(s streams, set settings.Settings, verbose bool) *pipeline.Pipel
 	if !set.Policy.Empty() {
 		sources = append(sources, set.Policy.Opinions)
 	}
-	return pipeline.New(pipeline.Config{
+	return pipeline.Config{
 		Policy:     sources,
 		Memory:     memory,
 		Timeout:    set.Timeout,
@@ -111,7 +117,7 @@ func newPipeline(s streams, set settings.Settings, verbose bool) *pipeline.Pipel
 		Prompt:     set.Prompt,
 		Warn:       func(m string) { warn(s.errOut, m) },
 		Verbose:    verbose,
-	})
+	}
 }
 
 // writeOutcome writes the outcome's decision, if it has one, and returns

@@ -3,8 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,9 +69,11 @@ func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
 		set.Timeout = min(set.Timeout, hookTimeout)
 	}
 	awayFromAgent(&set)
-	p := newPipeline(s, set, o.verbose)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	ctx, stop, armed := onSignals(context.Background())
 	defer stop()
+	c := pipelineConfig(s, set, o.verbose)
+	c.BeforeAsking = armed
+	p := pipeline.New(c)
 	ctx, cancel := context.WithTimeoutCause(ctx, set.Timeout, pipeline.ErrTimeout)
 	defer cancel()
 	payload, err := pipeline.Read(ctx, s.in, set.MaxRequest)

@@ -85,6 +85,10 @@ type Config struct {
 	Warn func(string)
 	// Verbose says on Warn which rules or memory entries decided.
 	Verbose bool
+	// BeforeAsking, when set, runs once a person is to be asked, before
+	// the wait for the prompt turn: what asking needs and a decision
+	// without a person does not (cmd's signal handlers) is ready then.
+	BeforeAsking func()
 }
 
 // Record is what the record step sees of one decision.
@@ -247,6 +251,9 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 	d, ops, err := p.beforeAsking(ctx, c, opinions(p.c.Policy, req))
 	if d != nil || err != nil {
 		return d, ops, err
+	}
+	if p.c.BeforeAsking != nil {
+		p.c.BeforeAsking()
 	}
 	queued, err := p.waitTurn(ctx, c)
 	if err != nil {
