@@ -1,9 +1,6 @@
 package decision
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import ()
 
 // Verdicts, persistence and causes of a decision (protocol.md section 4).
 const (
@@ -91,18 +88,4 @@ func Denied(req *Request, cause Cause, frontend Frontend) Decision {
 		Frontend:      frontend,
 		RequestSHA256: req.SHA256,
 	}
-}
-
-// Encode returns d as one line of JSON ending in a newline, ready for a
-// single write.
-func Encode(d Decision) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil {
-		// Decision holds only strings, ints, bools, slices and maps of
-		// strings: marshalling cannot fail.
-		panic("decision: encode: " + err.Error())
-	}
-	return buf.Bytes()
 }

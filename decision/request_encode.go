@@ -19,7 +19,7 @@ import (
 // askperm would refuse is an error here rather than an exit 65 there; only
 // askperm's --max-request cap is left for the caller to respect.
 func EncodeRequest(r *Request) (b []byte, sent *Request, err error) {
-	w := &requestWriter{}
+	w := &jsonWriter{}
 	w.request(r)
 	err = w.err
 	if err == nil {
@@ -31,11 +31,11 @@ func EncodeRequest(r *Request) (b []byte, sent *Request, err error) {
 	return w.buf, sent, nil
 }
 
-// requestWriter appends one compact JSON object. Strings are quoted by
+// jsonWriter appends one compact JSON object. Strings are quoted by
 // jsontext, raw JSON is copied after a check that it is exactly one value:
 // `1,"tool":"x"` as arguments would otherwise add a member. The first error
 // is kept, naming the field being written.
-type requestWriter struct {
+type jsonWriter struct {
 	buf   []byte
 	path  string // of the object or array being written
 	field string // of the value being written
@@ -43,7 +43,7 @@ type requestWriter struct {
 	err   error
 }
 
-func (w *requestWriter) request(r *Request) {
+func (w *jsonWriter) request(r *Request) {
 	w.nest('{', '}', "", func() {
 		w.member("version")
 		w.buf = strconv.AppendInt(w.buf, Version, 10)
@@ -85,7 +85,7 @@ func (w *requestWriter) request(r *Request) {
 	})
 }
 
-func (w *requestWriter) dimension(d *Dimension) {
+func (w *jsonWriter) dimension(d *Dimension) {
 	w.member("name")
 	w.quote(d.Name)
 	w.str("label", d.Label)
@@ -104,7 +104,7 @@ func (w *requestWriter) dimension(d *Dimension) {
 	}
 }
 
-func (w *requestWriter) grant(g *Grant) {
+func (w *jsonWriter) grant(g *Grant) {
 	w.member("name")
 	w.quote(g.Name)
 	w.str("description", g.Description)
@@ -120,7 +120,7 @@ func (w *requestWriter) grant(g *Grant) {
 	}
 }
 
-func (w *requestWriter) annotations(a *Annotations) {
+func (w *jsonWriter) annotations(a *Annotations) {
 	w.str("title", a.Title)
 	w.optBool("readOnlyHint", a.ReadOnlyHint)
 	w.optBool("destructiveHint", a.DestructiveHint)
@@ -129,7 +129,7 @@ func (w *requestWriter) annotations(a *Annotations) {
 }
 
 // timeout writes a number; NaN and infinities have no JSON form.
-func (w *requestWriter) timeout(t *float64) {
+func (w *jsonWriter) timeout(t *float64) {
 	if t == nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (w *requestWriter) timeout(t *float64) {
 }
 
 // writeArray writes the elements of a non-nil slice as objects.
-func writeArray[T any](w *requestWriter, name string, items []T, members func(*T)) {
+func writeArray[T any](w *jsonWriter, name string, items []T, members func(*T)) {
 	if items == nil {
 		return
 	}
@@ -156,13 +156,13 @@ func writeArray[T any](w *requestWriter, name string, items []T, members func(*T
 }
 
 // object writes a member whose value is an object.
-func (w *requestWriter) object(name string, members func()) {
+func (w *jsonWriter) object(name string, members func()) {
 	w.member(name)
 	w.nest('{', '}', join(w.path, name), members)
 }
 
 // nest writes an object or array at path, its contents written by body.
-func (w *requestWriter) nest(open, close byte, path string, body func()) {
+func (w *jsonWriter) nest(open, close byte, path string, body func()) {
 	outer := w.path
 	w.buf = append(w.buf, open)
 	w.path, w.comma = path, false
@@ -172,7 +172,7 @@ func (w *requestWriter) nest(open, close byte, path string, body func()) {
 }
 
 // sep separates an element or member from the one before it.
-func (w *requestWriter) sep() {
+func (w *jsonWriter) sep() {
 	if w.comma {
 		w.buf = append(w.buf, ',')
 	}
@@ -180,14 +180,14 @@ func (w *requestWriter) sep() {
 }
 
 // member writes a member's name; its value must follow.
-func (w *requestWriter) member(name string) {
+func (w *jsonWriter) member(name string) {
 	w.sep()
 	w.buf = strconv.AppendQuote(w.buf, name) // names are ASCII constants
 	w.buf = append(w.buf, ':')
 	w.field = join(w.path, name)
 }
 
-func (w *requestWriter) quote(s string) {
+func (w *jsonWriter) quote(s string) {
 	var err error
 	if w.buf, err = jsontext.AppendQuote(w.buf, s); err != nil {
 		w.fail("invalid UTF-8") // the only error AppendQuote reports
@@ -195,21 +195,21 @@ func (w *requestWriter) quote(s string) {
 }
 
 // str writes an optional string member, absent when empty.
-func (w *requestWriter) str(name, s string) {
+func (w *jsonWriter) str(name, s string) {
 	if s != "" {
 		w.member(name)
 		w.quote(s)
 	}
 }
 
-func (w *requestWriter) optString(name string, s *string) {
+func (w *jsonWriter) optString(name string, s *string) {
 	if s != nil {
 		w.member(name)
 		w.quote(*s)
 	}
 }
 
-func (w *requestWriter) optBool(name string, b *bool) {
+func (w *jsonWriter) optBool(name string, b *bool) {
 	if b != nil {
 		w.member(name)
 		w.buf = strconv.AppendBool(w.buf, *b)
@@ -217,7 +217,7 @@ func (w *requestWriter) optBool(name string, b *bool) {
 }
 
 // raw writes JSON held as bytes, absent when nil.
-func (w *requestWriter) raw(name string, v []byte) {
+func (w *jsonWriter) raw(name string, v []byte) {
 	if v == nil {
 		return
 	}
@@ -228,7 +228,7 @@ func (w *requestWriter) raw(name string, v []byte) {
 	w.buf = append(w.buf, v...)
 }
 
-func (w *requestWriter) fail(format string, args ...any) {
+func (w *jsonWriter) fail(format string, args ...any) {
 	if w.err == nil {
 		w.err = errorIn("request", fail(w.field, format, args...))
 	}
