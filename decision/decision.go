@@ -1,7 +1,5 @@
 package decision
 
-import ()
-
 // Verdicts, persistence and causes of a decision (protocol.md section 4).
 const (
 	Allow = "allow"
