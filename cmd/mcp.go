@@ -2,12 +2,10 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/internal/permtool"
@@ -37,14 +35,12 @@ func runMCP(s streams, o *decidingOptions) error {
 	}
 	awayFromAgent(&set)
 	workdir, _ := os.Getwd() // unknown is fine: paths are then scoped without it
-	server := mcp.NewServer(&mcp.Implementation{Name: "askperm", Version: "1"}, nil)
-	server.AddTool(permtool.Tool(), permtool.Handler(permtool.Config{
-		Pipeline: newPipeline(s, set, o.verbose), Workdir: workdir,
-	}))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
-	err = server.Run(ctx, &mcp.IOTransport{Reader: s.in, Writer: s.decision})
-	if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+	err = permtool.Serve(ctx, permtool.Config{
+		Pipeline: newPipeline(s, set, o.verbose), Workdir: workdir, Version: buildVersion(),
+	}, s.in, s.decision)
+	if err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
 	return nil

@@ -2,7 +2,9 @@
 // (claude -p --permission-prompt-tool): the MCP tool "approve", checking
 // the arguments Claude Code sends it, describing the tool call as an
 // askperm request, having the pipeline decide it, and the JSON answer
-// Claude Code reads back.
+// Claude Code reads back; and the MCP server on stdio that serves it
+// (Serve), written by hand for its one tool so that every askperm process
+// does not carry a full MCP implementation.
 //
 // The tool fails closed: a malformed call, or an outcome that is not a
 // decision, answers deny with the error, never allow.
@@ -14,8 +16,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/hook"
 	"github.com/askperm/askperm/internal/pipeline"
@@ -25,22 +25,23 @@ import (
 const Name = "approve"
 
 // inputSchema is what Claude Code sends. Arguments are validated by
-// Parse, not by the SDK, so that a bad call still gets a deny answer
-// rather than a protocol error the agent might not treat as a refusal.
+// Parse, not against the schema, so that a bad call still gets a deny
+// answer rather than a protocol error the agent might not treat as a
+// refusal.
 var inputSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"tool_name":{"type":"string","description":"the tool Claude Code wants to run"},` +
 	`"input":{"type":"object","description":"the tool's arguments"},` +
 	`"tool_use_id":{"type":"string"}},` +
 	`"required":["tool_name","input"]}`)
 
-// Tool is the approve tool's definition.
-func Tool() *mcp.Tool {
-	return &mcp.Tool{
-		Name:        Name,
-		Description: "Asks askperm whether the tool call may run.",
-		InputSchema: inputSchema,
-	}
+// tool is the approve tool's definition, as tools/list gives it.
+type tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
 }
+
+var approveTool = tool{Name: Name, Description: "Asks askperm whether the tool call may run.", InputSchema: inputSchema}
 
 // Call is one permission question from Claude Code.
 type Call struct {
@@ -64,25 +65,14 @@ func Parse(args json.RawMessage) (Call, error) {
 	return c, nil
 }
 
-// Config is what the tool needs to decide.
+// Config is what the tool needs to decide, and to name itself.
 type Config struct {
 	Pipeline *pipeline.Pipeline
 	// Workdir is the agent's directory, when known: Claude Code does not
 	// send it, but starts its MCP servers there.
 	Workdir string
-}
-
-// Handler is the approve tool's handler. It never returns an error: every
-// failure is a deny answer, which Claude Code treats as a refusal.
-func Handler(c Config) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args json.RawMessage
-		if req != nil && req.Params != nil {
-			args = req.Params.Arguments
-		}
-		text := Answer(Decide(ctx, c, args))
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
-	}
+	// Version is askperm's, for the initialize answer's serverInfo.
+	Version string
 }
 
 // Result is how one call ended: a decision about Call, or an error.
