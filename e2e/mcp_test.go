@@ -1,15 +1,21 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/askperm/askperm/internal/ptytest"
 )
 
 // permissionServer starts askperm mcp with args and connects to it as
@@ -103,6 +109,163 @@ func TestMCPFailsClosed(t *testing.T) {
 		got := approve(t, allow, args)
 		if !strings.HasPrefix(got, `{"behavior":"deny","message":"askperm: `) {
 			t.Errorf("%s: got %s, want a deny", name, got)
+		}
+	}
+}
+
+// TestMCPCancel: a call the client gives up on while it waits for a person
+// is cancelled (the prompt closes, denied), and the session goes on.
+func TestMCPCancel(t *testing.T) {
+	ptm, pane := ptytest.Foreground(t, "sleep", "30")
+	var screen strings.Builder
+	shown := make(chan string, 2)
+	go func() {
+		buf := make([]byte, 4096)
+		seen := map[string]bool{}
+		for {
+			n, err := ptm.Read(buf)
+			screen.Write(buf[:n])
+			for _, s := range []string{"Answer [", "askperm: denied: cancelled: "} {
+				if !seen[s] && strings.Contains(screen.String(), s) {
+					seen[s] = true
+					shown <- s
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	answers := filepath.Join(t.TempDir(), "answers.toml")
+	if err := os.WriteFile(answers, []byte("[[answer]]\ntool = \"Read\"\nchoice = \"allow-once\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp", "--frontend", "line", "--tty", pane, "--answers", answers, "--timeout", "30s")
+	cmd.Env = baseEnv("TERM=dumb")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "claude-code-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	callCtx, giveUp := context.WithCancel(ctx)
+	go func() {
+		waitShown(t, shown, "Answer [")
+		giveUp()
+	}()
+	if _, err := s.CallTool(callCtx, &mcp.CallToolParams{Name: "approve", Arguments: bashCall}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call given up: %v, want context.Canceled", err)
+	}
+	waitShown(t, shown, "askperm: denied: cancelled: ")
+	read := map[string]any{"tool_name": "Read", "input": map[string]any{"file_path": "/tmp/x"}}
+	if got, want := approve(t, s, read), `{"behavior":"allow","updatedInput":{"file_path":"/tmp/x"}}`; got != want {
+		t.Errorf("the next call: got %s, want %s", got, want)
+	}
+}
+
+// waitShown waits until the terminal shows want.
+func waitShown(t *testing.T, shown <-chan string, want string) {
+	t.Helper()
+	for deadline := time.After(20 * time.Second); ; {
+		select {
+		case s := <-shown:
+			if s == want {
+				return
+			}
+		case <-deadline:
+			t.Errorf("the terminal never showed %q", want)
+			return
+		}
+	}
+}
+
+// TestMCPRawExchange: an older client that writes its messages by hand,
+// one JSON object a line, is served in its own protocol version.
+func TestMCPRawExchange(t *testing.T) {
+	cmd := exec.Command(bin, "mcp", "--answer", "deny-once", "--message", "not now")
+	cmd.Env = baseEnv()
+	cmd.WaitDelay = time.Second
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	out := bufio.NewScanner(outPipe)
+	exchange := func(send string) map[string]any {
+		t.Helper()
+		if _, err := in.Write([]byte(send + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan map[string]any, 1)
+		go func() {
+			var m map[string]any
+			if out.Scan() && json.Unmarshal(out.Bytes(), &m) == nil {
+				got <- m
+			}
+			close(got)
+		}()
+		select {
+		case m, ok := <-got:
+			if !ok {
+				t.Fatalf("no JSON answer to %s: %v", send, out.Err())
+			}
+			return m
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no answer to %s", send)
+		}
+		return nil
+	}
+	initialized := exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"by-hand","version":"0"}}}`)
+	res, _ := initialized["result"].(map[string]any)
+	info, _ := res["serverInfo"].(map[string]any)
+	if res["protocolVersion"] != "2024-11-05" || info["name"] != "askperm" || res["capabilities"] == nil {
+		t.Fatalf("initialize: %v", initialized)
+	}
+	if _, err := in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	call := exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"approve","arguments":{"tool_name":"Bash","input":{"command":"rm -rf build"}}}}`)
+	text, _ := json.Marshal(call["result"])
+	if call["id"] != float64(1) || string(text) != `{"content":[{"text":"{\"behavior\":\"deny\",\"message\":\"askperm: denied (user): not now\"}","type":"text"}]}` {
+		t.Errorf("tools/call: %v", call)
+	}
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("askperm mcp at the end of its input: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("askperm mcp did not exit at the end of its input")
+	}
+}
+
+// TestMCPWithoutSDK: askperm serves MCP by hand; the SDK is for the
+// helpers and the tests (as the client these tests check the server
+// with), and would cost every askperm process its start-up and size.
+func TestMCPWithoutSDK(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to list the dependencies with:", err)
+	}
+	out, err := exec.Command("go", "list", "-deps", module).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/modelcontextprotocol/go-sdk") {
+			t.Errorf("askperm depends on %s", dep)
 		}
 	}
 }
