@@ -1,6 +1,9 @@
 // Package gate is an MCP proxy on stdio that asks before a tool runs: it
 // starts the MCP server, relays every message both ways unchanged, and
-// holds each tools/call until the pipeline decided it. An allowed call goes
+// holds each tools/call until the pipeline decided it. What the client
+// sends that the gate cannot read unambiguously (not JSON, a batch, a
+// name given twice or in two cases) is answered with an error instead of
+// relayed: the server might read a tools/call in it. An allowed call goes
 // on to the server; a denied one never reaches it, and the client gets a
 // tool error carrying the denial. Calls in flight are decided at once
 // (their prompts queue in the pipeline). The server's annotations, from
@@ -123,15 +126,25 @@ func (g *gate) fromClient(ctx context.Context, in io.Reader, calls *sync.WaitGro
 }
 
 func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitGroup) {
-	if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
+	trimmed := bytes.TrimSpace(line)
+	switch {
+	case len(trimmed) == 0:
+		return
+	case trimmed[0] == '[':
 		// A batch could carry a tools/call past the gate: MCP has none
 		// since 2025-06-18, and the gate takes none.
 		g.toClient.Write(jsonrpc.Error(nil, jsonrpc.InvalidRequest, "askperm gate: JSON-RPC batches are not supported"))
 		return
 	}
 	var env jsonrpc.Message
-	if json.Unmarshal(line, &env) != nil {
-		g.toServer.Write(line) // not ours to judge: the server answers it
+	if !unambiguous(trimmed) || json.Unmarshal(trimmed, &env) != nil {
+		// What the gate cannot read for sure, a lenient server might read
+		// as a tools/call: it is answered here, never relayed.
+		code := jsonrpc.InvalidRequest
+		if !json.Valid(trimmed) {
+			code = jsonrpc.ParseError
+		}
+		g.toClient.Write(jsonrpc.Error(nil, code, "askperm gate: not a JSON-RPC message the gate can read unambiguously"))
 		return
 	}
 	switch env.Method {

@@ -106,3 +106,27 @@ func TestAnnotationsLearned(t *testing.T) {
 		t.Errorf("annotations: %+v", g.annotations)
 	}
 }
+
+// A message another reader could take for a tools/call the gate did not
+// see is answered with an error and never reaches the server.
+func TestAmbiguousRefused(t *testing.T) {
+	for name, line := range map[string]string{
+		"a method in two cases":          `{"jsonrpc":"2.0","id":1,"method":"tools/call","Method":"ping","params":{"name":"write_file"}}`,
+		"a method given twice":           `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{"name":"write_file"}}`,
+		"a method escaped the same":      `{"jsonrpc":"2.0","id":1,"method":"ping","\u006dethod":"tools/call","params":{"name":"write_file"}}`,
+		"params folded (long s)":         `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file"},"paramſ":{"name":"read_file"}}`,
+		"a tool name in two cases":       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","Name":"read_file"}}`,
+		"an argument given twice":        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/tmp/x","path":"/etc/passwd"}}}`,
+		"a jsonrpc version not a string": `{"jsonrpc":2.0,"id":1,"method":"tools/call","params":{"name":"write_file"}}`,
+		"NaN, which some servers read":   `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"n":NaN}}}`,
+		"two values":                     `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file"}}`,
+		"invalid UTF-8":                  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"write_file\",\"arguments\":{\"p\":\"\xff\"}}}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			msgs := run(t, deciding(t, "allow-once"), line+"\n\n")
+			if len(msgs) != 1 || msgs[0]["error"] == nil || msgs[0]["method"] != nil {
+				t.Errorf("got %v, want the gate's error alone", msgs)
+			}
+		})
+	}
+}
