@@ -154,12 +154,13 @@ func appendNumber(b []byte, f float64) []byte {
 // string writes a string token jsontext checked in the form of RFC 8785
 // section 3.2.2.2 (and JSON.stringify): the shortest escapes, which are
 // most of those JSON has (\", \\, \b, \t, \n, \f, \r), so the token
-// is copied but for \/ and \u escapes. Long runs go to the hash uncopied.
+// is copied but for \/ and \u escapes, in runs as long as they allow.
+// Long runs go to the hash uncopied.
 func (w *canonWriter) string(tok []byte) {
 	body := tok[1 : len(tok)-1]
 	w.buf = append(w.buf, '"')
 	for {
-		i := bytes.IndexByte(body, '\\')
+		i := rewrittenEscape(body)
 		if i < 0 {
 			w.bytes(body)
 			break
@@ -167,19 +168,32 @@ func (w *canonWriter) string(tok []byte) {
 		w.bytes(body[:i])
 		c := body[i+1]
 		body = body[i+2:]
-		switch c {
-		case 'u':
+		if c == 'u' {
 			var r rune
 			r, body = unicodeEscape(body)
 			w.rune(r)
-		case '/':
+		} else { // '/'
 			w.buf = append(w.buf, '/')
-		default: // '"', '\\', 'b', 't', 'n', 'f', 'r'
-			w.buf = append(w.buf, '\\', c)
 		}
 	}
 	w.buf = append(w.buf, '"')
 	w.spill()
+}
+
+// rewrittenEscape is the index in the body of a checked string token of
+// its first escape the canonical form writes differently (\/ and \u), or
+// -1.
+func rewrittenEscape(body []byte) int {
+	for off := 0; ; {
+		j := bytes.IndexByte(body[off:], '\\')
+		if j < 0 {
+			return -1
+		}
+		if c := body[off+j+1]; c == 'u' || c == '/' {
+			return off + j
+		}
+		off += j + 2
+	}
 }
 
 // rune writes r as a canonical string has it.
