@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 )
@@ -18,8 +17,10 @@ import (
 // let it grow askperm's memory without bound.
 const MaxLine = 64 << 20
 
-// ErrTooLong ends a reading: a message was longer than MaxLine.
-var ErrTooLong = fmt.Errorf("a message longer than %d bytes", MaxLine)
+// ErrTooLong ends a reading: a message was longer than MaxLine. (A
+// constant text: fmt at package initialisation would cost every askperm
+// process, MCP or not.)
+var ErrTooLong = errors.New("a message longer than 64 MiB")
 
 // Error codes of the JSON-RPC 2.0 specification.
 const (

@@ -26,6 +26,9 @@ func TestReaderCap(t *testing.T) {
 	if got, err := r.Read(); got != nil || !errors.Is(err, ErrTooLong) {
 		t.Errorf("got %d bytes, %v; want ErrTooLong", len(got), err)
 	}
+	if MaxLine != 64<<20 || !strings.Contains(ErrTooLong.Error(), "64 MiB") {
+		t.Errorf("ErrTooLong says %q, MaxLine is %d", ErrTooLong, MaxLine)
+	}
 }
 
 func TestWriter(t *testing.T) {
