@@ -247,17 +247,17 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 // takePrompt reports whether c's request may reach a canned answer or a
 // person: the prompts of its session (or of the user's requests without
 // one) are limited per minute. Without a usable store (tx nil) there is no
-// limit.
+// limit. The count is kept beside the store (state.PromptsFile), so that
+// a request for a person leaves the store's transaction unwritten.
 func (p *Pipeline) takePrompt(tx *state.Tx, c *call) bool {
 	if tx == nil || !c.memory || p.c.Memory.PromptsPerMinute <= 0 {
 		return true
 	}
-	ok, err := tx.TakePrompt(c.req.SessionID, p.c.Now(), p.c.Memory.PromptsPerMinute)
+	ok, err := state.TakePrompt(p.c.Memory.Dir, c.req.SessionID, p.c.Now(), p.c.Memory.PromptsPerMinute)
 	if err != nil {
-		p.c.Warn(fmt.Sprintf("state store: %v; no prompt rate limit", err))
-		return true
+		p.c.Warn(fmt.Sprintf("state: %v; no prompt rate limit", err))
 	}
-	return ok
+	return ok || err != nil
 }
 
 func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) error {

@@ -3,14 +3,11 @@ package state
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 )
 
-// Buckets of the memory limits.
-var (
-	breakerBucket = []byte("breaker")
-	promptsBucket = []byte("prompts")
-)
+// breakerBucket holds the denial breaker's counts (the prompt rate limit
+// has a file of its own: PromptsFile).
+var breakerBucket = []byte("breaker")
 
 // Breaker holds the denial breaker's thresholds (protocol section 9); a
 // zero threshold is off.
@@ -78,47 +75,4 @@ func (tx *Tx) CountDecision(session string, denied bool, b Breaker) (tripped boo
 		return false, err
 	}
 	return tripped, tx.put(bk, []byte(session), v)
-}
-
-// TakePrompt takes one of the perMinute prompts that key (a session, or ""
-// for the user's requests without one) may have in any sliding minute,
-// and reports whether one was left. Zero perMinute is no limit.
-func (s *Store) TakePrompt(key string, now time.Time, perMinute int) (bool, error) {
-	ok := false
-	err := s.Do(func(tx *Tx) (err error) {
-		ok, err = tx.TakePrompt(key, now, perMinute)
-		return err
-	})
-	return ok && err == nil, err
-}
-
-// TakePrompt is Store.TakePrompt in tx.
-func (tx *Tx) TakePrompt(key string, now time.Time, perMinute int) (ok bool, err error) {
-	defer guard(&err)
-	if perMinute <= 0 {
-		return true, nil
-	}
-	bk := tx.bucket(promptsBucket)
-	k := []byte("session\x00" + key)
-	var times []int64 // Unix nanoseconds of the prompts in the last minute
-	if v := bk.Get(k); v != nil {
-		if err := json.Unmarshal(v, &times); err != nil {
-			return false, fmt.Errorf("%w: prompt rate: %v", ErrCorrupt, err)
-		}
-	}
-	since := now.Add(-time.Minute).UnixNano()
-	kept := times[:0]
-	for _, t := range times {
-		if t > since {
-			kept = append(kept, t)
-		}
-	}
-	if ok = len(kept) < perMinute; ok {
-		kept = append(kept, now.UnixNano())
-	}
-	v, err := json.Marshal(kept)
-	if err != nil {
-		return false, err
-	}
-	return ok, tx.put(bk, k, v)
 }

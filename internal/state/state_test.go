@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -358,11 +359,11 @@ func TestBreaker(t *testing.T) {
 
 // The prompt rate limit is a sliding minute, per session.
 func TestTakePrompt(t *testing.T) {
-	s := open(t, t.TempDir())
+	dir := t.TempDir()
 	now := time.Unix(1_700_000_000, 0)
 	take := func(key string, at time.Time, limit int) bool {
 		t.Helper()
-		ok, err := s.TakePrompt(key, at, limit)
+		ok, err := TakePrompt(dir, key, at, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +377,7 @@ func TestTakePrompt(t *testing.T) {
 	if take("s", now.Add(30*time.Second), 60) {
 		t.Error("the 61st prompt within a minute was taken")
 	}
-	if !take("other", now.Add(30*time.Second), 60) || !take("", now.Add(30*time.Second), 60) {
+	if !take("other", now.Add(30*time.Second), 60) || !take("", now.Add(30*time.Second), 60) || !take("s\n1 \"s\"", now.Add(30*time.Second), 60) {
 		t.Error("another session's prompt was refused")
 	}
 	// A minute after the first prompt, its place is free again.
@@ -385,6 +386,63 @@ func TestTakePrompt(t *testing.T) {
 	}
 	if !take("s", now, 0) {
 		t.Error("no limit refused")
+	}
+	// Only the last minute's prompts stay in the file.
+	take("x", now.Add(10*time.Minute), 60)
+	if b, err := os.ReadFile(filepath.Join(dir, PromptsFile)); err != nil || bytes.Count(b, []byte("\n")) != 1 {
+		t.Errorf("the file holds %q, %v", b, err)
+	}
+}
+
+// Helpers taking prompts at once take exactly the limit between them.
+func TestTakePromptConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	const helpers, limit = 40, 25
+	taken := make(chan bool, helpers)
+	for range helpers {
+		go func() {
+			ok, err := TakePrompt(dir, "s", now, limit)
+			taken <- ok && err == nil
+		}()
+	}
+	n := 0
+	for range helpers {
+		if <-taken {
+			n++
+		}
+	}
+	if n != limit {
+		t.Errorf("%d prompts taken, want %d", n, limit)
+	}
+}
+
+// A file that does not read as prompts is started again and reported; a
+// link or a file others may write is refused.
+func TestTakePromptRefuses(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, PromptsFile)
+	if err := os.WriteFile(path, []byte("12 \"s\"\nnot a prompt\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := TakePrompt(dir, "s", time.Unix(0, 100), 1); !ok || !errors.Is(err, ErrCorrupt) {
+		t.Errorf("corrupt: %v, %v", ok, err)
+	}
+	if ok, err := TakePrompt(dir, "s", time.Unix(0, 200), 1); ok || err != nil {
+		t.Errorf("after starting again, the second prompt: %v, %v", ok, err)
+	}
+	if err := os.Chmod(path, 0o622); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TakePrompt(dir, "s", time.Unix(0, 300), 1); err == nil || !strings.Contains(err.Error(), "unsafe permissions") {
+		t.Errorf("world-writable: %v", err)
+	}
+	os.Remove(path)
+	if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TakePrompt(dir, "s", time.Unix(0, 300), 1); err == nil {
+		t.Error("a link was followed")
 	}
 }
 

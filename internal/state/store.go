@@ -86,7 +86,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 // ensureBuckets creates the buckets a new database lacks, writing only
 // then: opening a store costs no write to disk.
 func (s *Store) ensureBuckets() error {
-	all := [][]byte{rulesBucket, sessionsBucket, breakerBucket, promptsBucket}
+	all := [][]byte{rulesBucket, sessionsBucket, breakerBucket}
 	missing := false
 	if err := s.view(func(tx *bolt.Tx) error {
 		for _, b := range all {
