@@ -43,7 +43,8 @@ Files:
         rules deciding before anyone is asked, beside every --rules FILE
     $XDG_STATE_HOME/askperm/              (else ~/.local/state/askperm/)
         what askperm remembers: askperm.db (rules, session approvals,
-        breaker and rate-limit counts), audit.log, prompt.lock, pane.json;
+        breaker counts), prompts (the rate limit), audit.log, prompt.lock,
+        pane.json;
         --state-dir or ASKPERM_STATE_DIR name another
 
 A user file others could write is refused (exit 64). Flags win over
