@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +34,7 @@ func runMCP(s streams, o *decidingOptions) error {
 	}
 	awayFromAgent(&set)
 	workdir, _ := os.Getwd() // unknown is fine: paths are then scoped without it
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	ctx, stop := signal.NotifyContext(context.Background(), endingSignals...)
 	defer stop()
 	err = permtool.Serve(ctx, permtool.Config{
 		Pipeline: newPipeline(s, set, o.verbose), Workdir: workdir, Version: buildVersion(),

@@ -7,8 +7,8 @@ import (
 	"syscall"
 )
 
-// endingSignals end a helper that decides one request: the request is
-// denied as cancelled.
+// endingSignals end a helper: the requests it is deciding are denied as
+// cancelled.
 var endingSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // onSignals returns ctx, cancelled by the first of endingSignals, and
