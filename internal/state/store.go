@@ -1,6 +1,8 @@
 // Package state is askperm's memory across requests: one bbolt database in
 // the state directory, shared by every helper process of the user.
-// Remembered always-rules and session approvals live in it.
+// Remembered always-rules, session approvals and the breaker's counts live
+// in it; beside it, the prompt rate limit's file (PromptsFile), the prompt
+// queue's lock and the audit log.
 //
 // The database's lock is held only while it is open, and a helper opens it
 // only to read or to record, never while a person is being asked, so

@@ -8,8 +8,8 @@ import (
 )
 
 // Tx is one transaction on the store: what a request reads and writes
-// between one open and its close (the look-up, the rate limit, the record
-// and the breaker), made durable by one commit.
+// between one open and its close (the look-up, the record and the
+// breaker), made durable by one commit.
 type Tx struct {
 	tx *bolt.Tx
 	// dirty says something was written: only then is the transaction
