@@ -79,14 +79,21 @@ func runAsk(s streams, o *askOptions) error {
 	if isatty.IsTerminal(s.in.Fd()) {
 		return usage("stdin is a terminal: pipe one JSON request into askperm (see askperm --help)")
 	}
-	ctx, stop, armed := onSignals(context.Background())
+	ctx, stop, p := oneShot(s, set, o.verbose)
 	defer stop()
-	c := pipelineConfig(s, set, o.verbose)
-	c.BeforeAsking = armed
-	p := pipeline.New(c)
 	ctx, cancel := watchCaller(ctx, s.decision)
 	defer cancel()
 	return writeOutcome(s, p.Run(ctx, s.in), o.exitStatus)
+}
+
+// oneShot is the pipeline of a helper that decides one request, and its
+// context, which the signals that end a helper cancel once installed
+// (onSignals): asking a person waits for them.
+func oneShot(s streams, set settings.Settings, verbose bool) (context.Context, func(), *pipeline.Pipeline) {
+	ctx, stop, armed := onSignals(context.Background())
+	c := pipelineConfig(s, set, verbose)
+	c.BeforeAsking = armed
+	return ctx, stop, pipeline.New(c)
 }
 
 // newPipeline is the pipeline the settings describe.

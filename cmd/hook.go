@@ -69,11 +69,8 @@ func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
 		set.Timeout = min(set.Timeout, hookTimeout)
 	}
 	awayFromAgent(&set)
-	ctx, stop, armed := onSignals(context.Background())
+	ctx, stop, p := oneShot(s, set, o.verbose)
 	defer stop()
-	c := pipelineConfig(s, set, o.verbose)
-	c.BeforeAsking = armed
-	p := pipeline.New(c)
 	ctx, cancel := context.WithTimeoutCause(ctx, set.Timeout, pipeline.ErrTimeout)
 	defer cancel()
 	payload, err := pipeline.Read(ctx, s.in, set.MaxRequest)
