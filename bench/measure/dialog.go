@@ -223,11 +223,13 @@ func stubStart(cmd *exec.Cmd, dir string) (time.Duration, error) {
 	started := filepath.Join(dir, "started")
 	os.Remove(started)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	start := time.Now()
 	cmd.Run() // both end in failure: the stub exits 1, askperm denies
 	b, err := os.ReadFile(started)
 	if err != nil {
-		return 0, fmt.Errorf("%s did not run the stub dialog", filepath.Base(cmd.Path))
+		return 0, fmt.Errorf("%s did not run the stub dialog: %s", filepath.Base(cmd.Path), firstLine(stderr.String()))
 	}
 	ns, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil {
