@@ -136,14 +136,13 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 		g.toClient.Write(jsonrpc.Error(nil, jsonrpc.InvalidRequest, "askperm gate: JSON-RPC batches are not supported"))
 		return
 	}
-	var env jsonrpc.Message
-	if !unambiguous(trimmed) || json.Unmarshal(trimmed, &env) != nil {
+	env, code := jsonrpc.Decode(trimmed)
+	if code == 0 && !unambiguous(trimmed) {
+		code = jsonrpc.InvalidRequest
+	}
+	if code != 0 {
 		// What the gate cannot read for sure, a lenient server might read
 		// as a tools/call: it is answered here, never relayed.
-		code := jsonrpc.InvalidRequest
-		if !json.Valid(trimmed) {
-			code = jsonrpc.ParseError
-		}
 		g.toClient.Write(jsonrpc.Error(nil, code, "askperm gate: not a JSON-RPC message the gate can read unambiguously"))
 		return
 	}

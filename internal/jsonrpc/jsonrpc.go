@@ -41,6 +41,28 @@ type Message struct {
 	Error   json.RawMessage `json:"error,omitempty"`
 }
 
+// Decode reads the message on line (without surrounding space; a blank
+// line is the caller's to skip). code is 0, or the error code of a line
+// that is not one JSON value (ParseError) or not a message: an object
+// whose id, if any, is a string or a number (InvalidRequest).
+func Decode(line []byte) (m Message, code int) {
+	err := json.Unmarshal(line, &m)
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		return m, ParseError
+	case err != nil || len(line) == 0 || line[0] != '{' || !ValidID(m.ID):
+		return m, InvalidRequest
+	}
+	return m, 0
+}
+
+// ValidID says id is absent (a notification) or one MCP allows: a string
+// or a number.
+func ValidID(id json.RawMessage) bool {
+	return id == nil || id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9'
+}
+
 // Reader reads newline-ended messages.
 type Reader struct{ r *bufio.Reader }
 

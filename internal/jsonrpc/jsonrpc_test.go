@@ -59,3 +59,26 @@ func TestMessages(t *testing.T) {
 		}
 	}
 }
+
+// Decode tells a line that is not JSON from one that is no message.
+func TestDecode(t *testing.T) {
+	for line, want := range map[string]int{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`: 0,
+		`{"jsonrpc":"2.0","id":"a","method":"x"}`:  0,
+		`{"id":-1.5,"result":{}}`:                  0,
+		`{"method":"notifications/initialized"}`:   0,
+		`NaN`:                                      ParseError,
+		`{} {}`:                                    ParseError,
+		`{"id":1`:                                  ParseError,
+		`[{"id":1}]`:                               InvalidRequest,
+		`null`:                                     InvalidRequest,
+		`"ping"`:                                   InvalidRequest,
+		`{"id":true,"method":"ping"}`:              InvalidRequest,
+		`{"id":{},"method":"ping"}`:                InvalidRequest,
+		`{"id":1,"method":2}`:                      InvalidRequest,
+	} {
+		if m, code := Decode([]byte(line)); code != want || code == 0 && m.Method == "" && m.Result == nil {
+			t.Errorf("%s: code %d, want %d (%+v)", line, code, want, m)
+		}
+	}
+}

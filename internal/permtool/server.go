@@ -90,13 +90,13 @@ func (s *server) message(line []byte) {
 	if len(line) == 0 {
 		return
 	}
-	if !json.Valid(line) {
-		s.out.Write(jsonrpc.Error(nil, jsonrpc.ParseError, "parse error: the message is not JSON"))
+	m, code := jsonrpc.Decode(line)
+	switch code {
+	case jsonrpc.ParseError:
+		s.out.Write(jsonrpc.Error(nil, code, "parse error: the message is not JSON"))
 		return
-	}
-	var m jsonrpc.Message
-	if line[0] != '{' || json.Unmarshal(line, &m) != nil || !validID(m.ID) {
-		s.out.Write(jsonrpc.Error(nil, jsonrpc.InvalidRequest, "invalid request: not a JSON-RPC 2.0 request object"))
+	case jsonrpc.InvalidRequest:
+		s.out.Write(jsonrpc.Error(nil, code, "invalid request: not a JSON-RPC 2.0 request object"))
 		return
 	}
 	switch {
@@ -109,12 +109,6 @@ func (s *server) message(line []byte) {
 	default:
 		s.request(m)
 	}
-}
-
-// validID says id is absent (a notification) or one MCP allows: a string
-// or a number.
-func validID(id json.RawMessage) bool {
-	return id == nil || id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9'
 }
 
 // idKey identifies a request by its id's value, not its spelling, as the
@@ -219,7 +213,7 @@ func (s *server) notification(m jsonrpc.Message) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(m.Params, &p) != nil || p.RequestID == nil || !validID(p.RequestID) {
+	if json.Unmarshal(m.Params, &p) != nil || p.RequestID == nil || !jsonrpc.ValidID(p.RequestID) {
 		return
 	}
 	s.mu.Lock()
