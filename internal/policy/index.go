@@ -52,9 +52,7 @@ func indexKeys(r *Rule) (pathRef, bool, []string) {
 		var vs []any
 		first := false
 		switch pr.op {
-		case "equals":
-			vs = pr.values
-		case "in":
+		case "equals", "in":
 			vs = pr.values
 		case "prefix":
 			if len(pr.values) == 0 {
