@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +23,11 @@ const ttyAuto = "auto"
 
 type paneOptions struct {
 	settings.Flags
+	replace bool
 }
+
+// paneWatch is how often a pane checks that it is still the one announced.
+const paneWatch = 250 * time.Millisecond
 
 func newPane(s streams) *cobra.Command {
 	o := &paneOptions{}
@@ -33,11 +39,14 @@ func newPane(s streams) *cobra.Command {
 	}
 	c.Flags().StringVar(&o.StateDir, "state-dir", "", "where the pane announces itself (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
 	c.Flags().StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG)")
+	c.Flags().BoolVar(&o.replace, "replace", false, "take over from a pane already running (it says so on its terminal and ends)")
 	return c
 }
 
 // runPane announces the pane and holds its terminal, reading nothing from
-// it, until a signal ends it.
+// it, until a signal ends it, or until another process takes over its
+// announcement: helpers would then ask on another terminal, which the
+// person must hear of here rather than wait for prompts that never come.
 func runPane(s streams, o *paneOptions) error {
 	set, err := settings.Resolve(o.Flags, s.getenv)
 	if err != nil {
@@ -53,6 +62,12 @@ func runPane(s streams, o *paneOptions) error {
 	if err := os.MkdirAll(set.StateDir, 0o700); err != nil {
 		return &exitError{code: exitInternal, err: err}
 	}
+	if live, ok := tty.FindPane(set.StateDir); ok && live.PID != os.Getpid() {
+		if !o.replace {
+			return usage("a pane already runs on %s (process %d): end it first, or take over with --replace", live.TTY, live.PID)
+		}
+		warn(s.errOut, fmt.Sprintf("taking over from the pane on %s (process %d)", live.TTY, live.PID))
+	}
 	release, err := tty.AnnouncePane(set.StateDir, path)
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("announcing the pane: %w", err)}
@@ -61,12 +76,36 @@ func runPane(s streams, o *paneOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// Said on the terminal itself, whatever stderr is.
+	sayOnPane(path, fmt.Sprintf("askperm: %s is kept for approvals: prompts of every askperm of yours appear here, one at a time. Ctrl-C ends it.", path))
+	t := time.NewTicker(paneWatch)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		now, ok := tty.Announced(set.StateDir)
+		if ok && now.PID == os.Getpid() && now.TTY == path {
+			continue
+		}
+		why := "its announcement was removed"
+		if ok {
+			why = fmt.Sprintf("process %d announced itself as the pane, on %s", now.PID, now.TTY)
+		}
+		msg := "askperm: this terminal no longer receives prompts: " + why +
+			". If you did not start that, another program is redirecting your approvals: stop the agent and check."
+		sayOnPane(path, "\a\x1b[1;7m"+msg+"\x1b[0m")
+		return &exitError{code: exitTakenOver, err: errors.New(msg[len("askperm: "):])}
+	}
+}
+
+// sayOnPane writes askperm's own line on the pane's terminal.
+func sayOnPane(path, line string) {
 	if term, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOCTTY, 0); err == nil {
-		fmt.Fprintf(term, "askperm: %s is kept for approvals: prompts of every askperm of yours appear here, one at a time. Ctrl-C ends it.\r\n", path)
+		fmt.Fprint(term, line+"\r\n")
 		term.Close()
 	}
-	<-ctx.Done()
-	return nil
 }
 
 // awayFromAgent sets a helper whose caller owns the controlling terminal
@@ -84,8 +123,8 @@ func resolvePane(set *settings.Settings) {
 	if set.Prompt.TTY != ttyAuto {
 		return
 	}
-	if path, ok := tty.FindPane(set.StateDir); ok && set.StateDir != "" {
-		set.Prompt.TTY = path
+	if p, ok := tty.FindPane(set.StateDir); ok && set.StateDir != "" {
+		set.Prompt.TTY = p.TTY
 		return
 	}
 	set.Prompt.TTY = ""

@@ -20,14 +20,15 @@ import (
 
 // Exit codes (protocol.md section 1).
 const (
-	exitOK       = 0
-	exitDeny     = 1 // --exit-status only
-	exitUsage    = 64
-	exitRequest  = 65
-	exitNoMatch  = 69
-	exitInternal = 70
-	exitTimeout  = 124 // --exit-status only
-	exitCancel   = 130 // --exit-status only
+	exitOK        = 0
+	exitDeny      = 1 // --exit-status only
+	exitTakenOver = 1 // askperm pane only: another process took over its announcement
+	exitUsage     = 64
+	exitRequest   = 65
+	exitNoMatch   = 69
+	exitInternal  = 70
+	exitTimeout   = 124 // --exit-status only
+	exitCancel    = 130 // --exit-status only
 )
 
 // streams are the process's standard streams. Only the decision writer

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,61 @@ func TestPaneAnswersQueuedHooks(t *testing.T) {
 	p.signal(2)
 	if r := p.wait(); r.code != 0 {
 		t.Fatalf("the pane ended with exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestPaneNeverReplacedSilently: a second askperm pane of the same user
+// refuses to start while one runs; with --replace it takes over, and the
+// first says so on its own terminal, loudly, and ends.
+func TestPaneNeverReplacedSilently(t *testing.T) {
+	env := memoryEnv("TERM=xterm-256color")
+	first := startPTY(t, nil, env, "pane")
+	first.waitFor("is kept for approvals")
+
+	second := startPTY(t, nil, env, "pane")
+	if r := second.wait(); r.code != 64 || !strings.Contains(r.stderr, "a pane already runs on") || !strings.Contains(r.stderr, "--replace") {
+		t.Fatalf("a second pane: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	third := startPTY(t, nil, env, "pane", "--replace")
+	third.waitFor("is kept for approvals")
+	first.waitFor("this terminal no longer receives prompts")
+	if r := first.wait(); r.code != 1 || !strings.Contains(r.stderr, "announced itself as the pane") {
+		t.Fatalf("the replaced pane: exit %d, stderr %q", r.code, r.stderr)
+	}
+	third.signal(2)
+	if r := third.wait(); r.code != 0 || !strings.Contains(r.stderr, "taking over from the pane on") {
+		t.Fatalf("the replacing pane: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestPaneTakenOver: a process that rewrites the pane's announcement
+// (pointing helpers at another terminal) or removes it is noticed by the
+// pane within a moment: it says so on its terminal and stops.
+func TestPaneTakenOver(t *testing.T) {
+	for name, change := range map[string]func(file string) error{
+		"rewritten": func(file string) error {
+			return os.WriteFile(file, []byte(`{"pid":1,"tty":"/dev/pts/999"}`), 0o600)
+		},
+		"removed": os.Remove,
+	} {
+		t.Run(name, func(t *testing.T) {
+			env := memoryEnv("TERM=xterm-256color")
+			p := startPTY(t, nil, env, "pane")
+			p.waitFor("is kept for approvals")
+			var state string
+			for _, e := range env {
+				if v, ok := strings.CutPrefix(e, "XDG_STATE_HOME="); ok {
+					state = v
+				}
+			}
+			if err := change(filepath.Join(state, "askperm", "pane.json")); err != nil {
+				t.Fatal(err)
+			}
+			p.waitFor("this terminal no longer receives prompts")
+			if r := p.wait(); r.code != 1 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+		})
 	}
 }

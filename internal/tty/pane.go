@@ -19,8 +19,8 @@ const PaneName = "askperm-pane"
 // paneFile is where a pane announces itself, in the state directory.
 const paneFile = "pane.json"
 
-// pane is a pane's announcement.
-type pane struct {
+// Pane is a pane's announcement: its process and its terminal.
+type Pane struct {
 	PID int    `json:"pid"`
 	TTY string `json:"tty"`
 }
@@ -54,7 +54,7 @@ func AnnouncePane(dir, path string) (release func(), err error) {
 	if err := os.WriteFile("/proc/self/comm", []byte(PaneName), 0); err != nil {
 		return nil, fmt.Errorf("naming the process: %w", err)
 	}
-	b, _ := json.Marshal(pane{PID: os.Getpid(), TTY: path})
+	b, _ := json.Marshal(Pane{PID: os.Getpid(), TTY: path})
 	tmp := filepath.Join(dir, paneFile+"."+strconv.Itoa(os.Getpid()))
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return nil, err
@@ -71,29 +71,33 @@ func AnnouncePane(dir, path string) (release func(), err error) {
 	}, nil
 }
 
-// FindPane is the terminal of the pane announced in dir, when one is
-// still running there: its process alive, named PaneName, with that
+// FindPane is the pane announced in dir, when one is still running
+// there: its process alive, named PaneName, with that
 // terminal as its controlling one, which is owned by this user.
-func FindPane(dir string) (string, bool) {
-	p, ok := readPane(filepath.Join(dir, paneFile))
+func FindPane(dir string) (Pane, bool) {
+	p, ok := Announced(dir)
 	if !ok {
-		return "", false
+		return Pane{}, false
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID) + "/stat")
 	if err != nil {
-		return "", false
+		return Pane{}, false
 	}
 	st, ok := parseStat(b)
 	var s unix.Stat_t
 	if !ok || st.comm != PaneName || unix.Stat(p.TTY, &s) != nil || s.Uid != uint32(os.Getuid()) || !sameTTY(st.ttyNr, s.Rdev) {
-		return "", false
+		return Pane{}, false
 	}
-	return p.TTY, true
+	return p, true
 }
 
+// Announced is the announcement in dir, whether or not its process still
+// runs: a running pane reads it to see that it is still the one announced.
+func Announced(dir string) (Pane, bool) { return readPane(filepath.Join(dir, paneFile)) }
+
 // readPane reads an announcement that only this user could have written.
-func readPane(file string) (pane, bool) {
-	var p pane
+func readPane(file string) (Pane, bool) {
+	var p Pane
 	f, err := os.Open(file)
 	if err != nil {
 		return p, false

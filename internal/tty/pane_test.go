@@ -26,8 +26,8 @@ func TestFindPaneRefuses(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, paneFile), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if path, ok := FindPane(dir); ok {
-			t.Errorf("%s: found a pane on %s", name, path)
+		if p, ok := FindPane(dir); ok {
+			t.Errorf("%s: found a pane on %s", name, p.TTY)
 		}
 	}
 	// Loosely permissioned: anyone could have pointed helpers at a terminal.
