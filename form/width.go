@@ -6,51 +6,54 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/text/unicode/rangetable"
-	"golang.org/x/text/width"
 )
 
-// This file decides which runes have a width that the layout and the
-// terminal agree on. Two measures are compared: the width library the
-// frontends lay out with (ansi.StringWidth, on grapheme clusters), and cells
-// below, an independent per-rune measure of what a terminal draws. The
-// renderer escapes a rune they disagree on, or whose width depends on its
-// neighbours.
+// This file decides which runes have a width that the layout and every
+// terminal agree on. The width library the frontends lay out with
+// (ansi.StringWidth, on grapheme clusters) is compared with cells below,
+// an independent per-rune measure of what a terminal draws, and the
+// tables terminals draw with are compared with each other: glibc's
+// wcwidth and the East Asian Width and emoji presentation of Unicode 15.0,
+// 16.0 and 17.0 (width_gen.go, which internal/widthgen writes from their
+// data). The renderer escapes a rune any two of them disagree on, or whose
+// width depends on its neighbours.
 //
-// The tables are Unicode 15.0.0, the version of Go's unicode package, of
-// golang.org/x/text/width and of the width library's data:
-// emojiPresentation, extendedPictographic and emojiModifier from
+// The tables below are Unicode 15.0.0, the version of Go's unicode
+// package and of the width library's data: extendedPictographic and
+// emojiModifier from
 // https://www.unicode.org/Public/15.0.0/ucd/emoji/emoji-data.txt;
 // regionalIndicator from auxiliary/GraphemeBreakProperty.txt and
 // conjoiningJamo (Hangul_Syllable_Type L, V and T) from
 // HangulSyllableType.txt, both under https://www.unicode.org/Public/15.0.0/ucd/.
 // width_test.go checks each against the width library.
 
-// cells is the independent measure: how many terminal cells r takes, from
-// the East Asian Width property (Wide and Fullwidth take 2) and
-// Emoji_Presentation (2); combining marks take none, anything else 1.
+//go:generate go run ./internal/widthgen/cmd/widthgen -o width_gen.go
+
+// cells is the independent measure: how many terminal cells r takes where
+// the tables of width_gen.go agree: 2 for wideCells, none for combining
+// marks (Mn, Me), 1 for anything else.
 func cells(r rune) int {
 	switch {
 	case r < utf8.RuneSelf: // ASCII, of which only the printable is drawn
 		return 1
 	case unicode.In(r, unicode.Mn, unicode.Me):
 		return 0
-	case wide(r) || unicode.Is(emojiPresentation, r):
+	case unicode.Is(wideCells, r):
 		return 2
 	}
 	return 1
 }
 
-func wide(r rune) bool {
-	k := width.LookupRune(r).Kind()
-	return k == width.EastAsianWide || k == width.EastAsianFullwidth
-}
-
 // uncertainWidths returns the runes of graphic beyond ASCII whose width is
 // not certain:
-//   - those the two measures disagree on, standing alone (vowel signs the
-//     width library calls zero-width, pictographs it calls narrow where East
-//     Asian Width says wide, dashes it calls three cells wide);
-//   - combining marks that East Asian Width calls wide: zero or two cells;
+//   - those the width library and cells disagree on, standing alone
+//     (vowel signs the width library calls zero-width, pictographs it calls
+//     narrow where East Asian Width says wide, dashes it calls three cells
+//     wide);
+//   - disputedWidths: those the tables terminals draw with disagree on
+//     (Yijing hexagrams, 1 cell in Unicode 15.0 but 2 in glibc and Unicode
+//     16.0), or one does not know (runes newer than glibc's Unicode), and
+//     combining marks East Asian Width calls wide (zero or two cells);
 //   - regional indicators, two of which make one flag of 2 or 4 cells;
 //   - emoji modifiers, which merge with the emoji before them or not;
 //   - the presentation selectors U+FE0E and U+FE0F, which switch a
@@ -73,11 +76,11 @@ func uncertainWidths(graphic *unicode.RangeTable) *unicode.RangeTable {
 	var rs []rune
 	for i, r := range text {
 		n := cells(r)
-		if ansi.StringWidth(text[i:i+utf8.RuneLen(r)]) != n || n == 0 && wide(r) {
+		if ansi.StringWidth(text[i:i+utf8.RuneLen(r)]) != n {
 			rs = append(rs, r)
 		}
 	}
-	return rangetable.Merge(rangetable.New(rs...), regionalIndicator, emojiModifier,
+	return rangetable.Merge(rangetable.New(rs...), disputedWidths, regionalIndicator, emojiModifier,
 		rangetable.New(0xfe0e, 0xfe0f), conjoiningJamo)
 }
 
@@ -88,36 +91,6 @@ func uncertainWidths(graphic *unicode.RangeTable) *unicode.RangeTable {
 // escapes one that would follow a pictograph.
 func spacingMarks() *unicode.RangeTable {
 	return rangetable.Merge(unicode.Mc, rangetable.New(0x0e33, 0x0eb3))
-}
-
-// emojiPresentation is Emoji_Presentation=Yes: drawn as a wide emoji by
-// default.
-var emojiPresentation = &unicode.RangeTable{
-	R16: []unicode.Range16{
-		{0x231a, 0x231b, 1}, {0x23e9, 0x23ec, 1}, {0x23f0, 0x23f0, 1}, {0x23f3, 0x23f3, 1},
-		{0x25fd, 0x25fe, 1}, {0x2614, 0x2615, 1}, {0x2648, 0x2653, 1}, {0x267f, 0x267f, 1},
-		{0x2693, 0x2693, 1}, {0x26a1, 0x26a1, 1}, {0x26aa, 0x26ab, 1}, {0x26bd, 0x26be, 1},
-		{0x26c4, 0x26c5, 1}, {0x26ce, 0x26ce, 1}, {0x26d4, 0x26d4, 1}, {0x26ea, 0x26ea, 1},
-		{0x26f2, 0x26f3, 1}, {0x26f5, 0x26f5, 1}, {0x26fa, 0x26fa, 1}, {0x26fd, 0x26fd, 1},
-		{0x2705, 0x2705, 1}, {0x270a, 0x270b, 1}, {0x2728, 0x2728, 1}, {0x274c, 0x274c, 1},
-		{0x274e, 0x274e, 1}, {0x2753, 0x2755, 1}, {0x2757, 0x2757, 1}, {0x2795, 0x2797, 1},
-		{0x27b0, 0x27b0, 1}, {0x27bf, 0x27bf, 1}, {0x2b1b, 0x2b1c, 1}, {0x2b50, 0x2b50, 1},
-		{0x2b55, 0x2b55, 1},
-	},
-	R32: []unicode.Range32{
-		{0x1f004, 0x1f004, 1}, {0x1f0cf, 0x1f0cf, 1}, {0x1f18e, 0x1f18e, 1}, {0x1f191, 0x1f19a, 1},
-		{0x1f1e6, 0x1f1ff, 1}, {0x1f201, 0x1f201, 1}, {0x1f21a, 0x1f21a, 1}, {0x1f22f, 0x1f22f, 1},
-		{0x1f232, 0x1f236, 1}, {0x1f238, 0x1f23a, 1}, {0x1f250, 0x1f251, 1}, {0x1f300, 0x1f320, 1},
-		{0x1f32d, 0x1f335, 1}, {0x1f337, 0x1f37c, 1}, {0x1f37e, 0x1f393, 1}, {0x1f3a0, 0x1f3ca, 1},
-		{0x1f3cf, 0x1f3d3, 1}, {0x1f3e0, 0x1f3f0, 1}, {0x1f3f4, 0x1f3f4, 1}, {0x1f3f8, 0x1f43e, 1},
-		{0x1f440, 0x1f440, 1}, {0x1f442, 0x1f4fc, 1}, {0x1f4ff, 0x1f53d, 1}, {0x1f54b, 0x1f54e, 1},
-		{0x1f550, 0x1f567, 1}, {0x1f57a, 0x1f57a, 1}, {0x1f595, 0x1f596, 1}, {0x1f5a4, 0x1f5a4, 1},
-		{0x1f5fb, 0x1f64f, 1}, {0x1f680, 0x1f6c5, 1}, {0x1f6cc, 0x1f6cc, 1}, {0x1f6d0, 0x1f6d2, 1},
-		{0x1f6d5, 0x1f6d7, 1}, {0x1f6dc, 0x1f6df, 1}, {0x1f6eb, 0x1f6ec, 1}, {0x1f6f4, 0x1f6fc, 1},
-		{0x1f7e0, 0x1f7eb, 1}, {0x1f7f0, 0x1f7f0, 1}, {0x1f90c, 0x1f93a, 1}, {0x1f93c, 0x1f945, 1},
-		{0x1f947, 0x1f9ff, 1}, {0x1fa70, 0x1fa7c, 1}, {0x1fa80, 0x1fa88, 1}, {0x1fa90, 0x1fabd, 1},
-		{0x1fabf, 0x1fac5, 1}, {0x1face, 0x1fadb, 1}, {0x1fae0, 0x1fae8, 1}, {0x1faf0, 0x1faf8, 1},
-	},
 }
 
 // extendedPictographic is Extended_Pictographic=Yes: pictographs, which
