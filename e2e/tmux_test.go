@@ -216,29 +216,70 @@ func TestTUILayoutInTmux(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(size[0]), uint64(size[1])))
 			for range 3 {
 				req, facts := tmuxHostileRequest(t, rng, size[0])
-				p := startTmux(t, size[0], size[1], req, "tui")
-				first := p.waitRows("the prompt", func(rows []string) bool { return slices.Contains(rows, "┃ > Deny once (n)") })
-				at := tmuxFactRows(t, first, facts)
-				time.Sleep(tuiArmWait)
-				for rows := first; ; {
-					tmuxNoPlantedLabel(t, rows)
-					if got := tmuxFactRows(t, rows, facts); !slices.Equal(got, at) {
-						t.Fatalf("the facts moved from rows %v to %v:\n%s", at, got, strings.Join(rows, "\n"))
-					}
-					m := tmuxRangeRow.FindStringSubmatch(strings.Join(rows, "\n"))
-					if m == nil || m[2] == m[3] {
-						break
-					}
-					p.tmux("send-keys", "-t", "t", "NPage")
-					rows = p.waitRows("the next page", func(rows []string) bool {
-						return !strings.Contains(strings.Join(rows, "\n"), m[0])
-					})
-				}
-				p.tmux("send-keys", "-t", "t", "C-c")
-				wantDeny(t, p.decision(), "cancelled", "tui")
+				tmuxCheckPages(t, startTmux(t, size[0], size[1], req, "tui"), facts)
 			}
 		})
 	}
+}
+
+// tmuxCheckPages checks every page of the agent's words in the pane: the
+// facts stay whole on the rows of the first page, and no planted label
+// starts a row. Then it cancels the prompt.
+func tmuxCheckPages(t *testing.T, p *tmuxPane, facts []string) {
+	t.Helper()
+	first := p.waitRows("the prompt", func(rows []string) bool { return slices.Contains(rows, "┃ > Deny once (n)") })
+	at := tmuxFactRows(t, first, facts)
+	time.Sleep(tuiArmWait)
+	for rows := first; ; {
+		tmuxNoPlantedLabel(t, rows)
+		if got := tmuxFactRows(t, rows, facts); !slices.Equal(got, at) {
+			t.Fatalf("the facts moved from rows %v to %v:\n%s", at, got, strings.Join(rows, "\n"))
+		}
+		m := tmuxRangeRow.FindStringSubmatch(strings.Join(rows, "\n"))
+		if m == nil || m[2] == m[3] {
+			break
+		}
+		p.tmux("send-keys", "-t", "t", "NPage")
+		rows = p.waitRows("the next page", func(rows []string) bool {
+			return !strings.Contains(strings.Join(rows, "\n"), m[0])
+		})
+	}
+	p.tmux("send-keys", "-t", "t", "C-c")
+	wantDeny(t, p.decision(), "cancelled", "tui")
+}
+
+// TestTUIWidthDisputeInTmux: Yijing hexagrams (U+4DC0-U+4DFF) are 1 cell
+// wide in Unicode 15.0 but 2 in tmux (glibc's wcwidth). A reason that fills
+// rows with them, each fill followed by a planted label, in the TUI in
+// tmux, leaves askperm's facts whole on their rows and starts no row with a
+// planted label, on every page.
+func TestTUIWidthDisputeInTmux(t *testing.T) {
+	const cols, rows = 80, 24
+	var reason strings.Builder
+	hexagram := rune(0x4dc0)
+	for n := cols/2 - 8; n <= cols+4; n++ {
+		for range n {
+			reason.WriteRune(hexagram)
+			if hexagram++; hexagram > 0x4dff {
+				hexagram = 0x4dc0
+			}
+		}
+		reason.WriteString(" " + tmuxFakes[n%len(tmuxFakes)] + " " + tmuxPlanted + "\n")
+	}
+	req, err := json.Marshal(map[string]any{
+		"server": "srv", "tool": "exec", "source": "engine:1", "action": "exec", "reason": reason.String(),
+		"dimensions": []any{map[string]any{"name": "command", "label": "Command", "value": "rm -rf /tmp/x",
+			"scopes": []any{map[string]any{"label": "this command", "match": "rm"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmuxCheckPages(t, startTmux(t, cols, rows, req, "tui"), []string{
+		"Server: srv",
+		"Tool: exec (from engine:1)",
+		"Action: exec",
+		"Value of Command [command]: rm -rf /tmp/x",
+	})
 }
 
 // tmuxFactRows returns the row of each fact; each must be a row whole.
