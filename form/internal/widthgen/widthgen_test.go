@@ -22,7 +22,7 @@ func TestUnicode15AgreesWithXText(t *testing.T) {
 	}
 	for r := rune(0xa0); r <= unicode.MaxRune; r++ {
 		k := width.LookupRune(r).Kind()
-		if x := k == width.EastAsianWide || k == width.EastAsianFullwidth; Graphic(r) && wide[r] != x {
+		if x := k == width.EastAsianWide || k == width.EastAsianFullwidth; graphic(r) && wide[r] != x {
 			t.Errorf("%U: wide in the data %v, in x/text %v", r, wide[r], x)
 		}
 	}
