@@ -6,7 +6,7 @@
 //
 //   - glibc's wcwidth, which tmux, screen and most Linux programs use: the
 //     WIDTH section of glibc's UTF-8 charmap; a rune missing from the
-//     charmap is unknown to it (wcwidth -1, which tmux draws 1 cell wide).
+//     charmap is unknown to it (wcwidth -1: tmux 3.3 draws nothing for it).
 //   - Unicode 15.0, 16.0 and 17.0, the tables of terminals that follow
 //     UAX #11 and emoji presentation: East Asian Width Wide or Fullwidth,
 //     or Emoji_Presentation, take 2 cells; combining marks (Mn, Me, by Go's
