@@ -25,6 +25,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/describe"
+	"github.com/askperm/askperm/internal/jsonnames"
 	"github.com/askperm/askperm/internal/jsonrpc"
 	"github.com/askperm/askperm/internal/pipeline"
 )
@@ -137,7 +138,7 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 		return
 	}
 	env, code := jsonrpc.Decode(trimmed)
-	if code == 0 && !unambiguous(trimmed) {
+	if code == 0 && !jsonnames.Unambiguous(trimmed) {
 		code = jsonrpc.InvalidRequest
 	}
 	if code != 0 {

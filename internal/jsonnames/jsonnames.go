@@ -1,4 +1,8 @@
-package gate
+// Package jsonnames tells whether every JSON reader reads a JSON text the
+// same way as to its names: the gate refuses client messages that some
+// reader could read otherwise, and the rules refuse tool arguments that a
+// server could read otherwise than the policy did.
+package jsonnames
 
 import (
 	"bytes"
@@ -10,16 +14,15 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// unambiguous says every JSON reader reads line as the gate does: it is one
-// JSON value, in valid UTF-8, and no object in it has two names that
-// encoding/json takes for one field, that is names equal but for case
-// (encoding/json matches them to fields as bytes.EqualFold does, most
-// readers exactly) or equal outright (readers differ in which one wins).
-// Otherwise the server could read a tools/call where the gate read
-// something else, and run it undecided.
-func unambiguous(line []byte) bool {
-	dec := jsontext.NewDecoder(bytes.NewReader(line)) // refuses equal names and invalid UTF-8
-	var objects []map[string]bool                     // the folded names of each object open
+// Unambiguous says every JSON reader reads b alike: it is one JSON value,
+// in valid UTF-8, and no object in it has two names that encoding/json
+// takes for one field, that is names equal but for case (encoding/json
+// matches them to fields as bytes.EqualFold does, most readers exactly) or
+// equal outright (readers differ in which one wins). Otherwise a server
+// could read a call, or an argument, other than the one askperm decided.
+func Unambiguous(b []byte) bool {
+	dec := jsontext.NewDecoder(bytes.NewReader(b)) // refuses equal names and invalid UTF-8
+	var objects []map[string]bool                  // the folded names of each object open
 	for {
 		tok, err := dec.ReadToken()
 		if errors.Is(err, io.EOF) {
