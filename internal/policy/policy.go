@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/jsonnames"
 	"github.com/askperm/askperm/internal/match"
 	"github.com/askperm/askperm/internal/userfile"
 )
@@ -83,12 +84,23 @@ func (p *Policy) Empty() bool {
 	return len(p.rules) == 0 && p.verbs == nil && p.annotations == nil
 }
 
+// ambiguousMessage is the deny of arguments that give a key in two
+// spellings, or an execute_action tool's action in another than "action".
+const ambiguousMessage = "the arguments spell a name two ways (case or Unicode folding), or action not as \"action\": the tool could read another spelling than askperm did"
+
 // Opinions gives the opinion of every matching rule, in load order, then
 // of the verb policy and of the annotation policy, abstentions left out.
+// Arguments that name a key in two spellings ("action" and "Action") get
+// a deny first: any key may be one a rule or the verb policy reads, and a
+// server may read the other spelling (encoding/json folds case, the last
+// one winning), so no reading of them can be trusted to be the server's.
 func (p *Policy) Opinions(req *decision.Request) []Opinion {
 	var ops []Opinion
 	rule := func(v Verdict, source, name, message string) Opinion {
 		return Opinion{Verdict: v, By: decision.FrontendRules, Cause: decision.CauseRule, Source: source, Name: name, Message: message}
+	}
+	if req.Arguments != nil && !jsonnames.Unambiguous(req.Arguments) {
+		ops = append(ops, rule(Deny, "arguments", "arguments.spellings", ambiguousMessage))
 	}
 	args := newLazyArgs(req)
 	check := func(r *Rule) {
@@ -107,7 +119,11 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 	}
 	if p.verbs != nil {
 		if v, branch := p.verbs.opinion(req); v != Abstain {
-			ops = append(ops, rule(v, "verbs", "verbs."+branch, ""))
+			message := ""
+			if branch == "action" {
+				message = ambiguousMessage
+			}
+			ops = append(ops, rule(v, "verbs", "verbs."+branch, message))
 		}
 	}
 	for _, an := range p.annotations {

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/askperm/askperm/decision"
 )
 
@@ -57,21 +60,28 @@ func compileVerbs(vt verbsTOML) (*verbs, error) {
 	return v, nil
 }
 
-// Verb is a call's semantic verb: the lowercase action of an
-// execute_action_* tool (from arguments.action), else the tool name's
-// prefix before the first "_", with "get" read as "read"; without a tool,
-// the request's action.
+// Verb is a call's semantic verb: the name an execute_action_* tool
+// gives in arguments.action (that exact key, read strictly), else the
+// tool's name; of either, the lowercase prefix before the first "_", with
+// "get" read as "read" (delete_records: delete). Without a tool, the
+// request's action. Arguments that name a key in two spellings are the
+// policy's to refuse (Policy.Opinions), whatever the verb.
 func Verb(req *decision.Request) string {
 	if req.Tool == "" {
 		return strings.ToLower(req.Action)
 	}
+	name := req.Tool
 	if strings.HasPrefix(req.Tool, "execute_action") {
-		var args struct{ Action string }
-		if json.Unmarshal(req.Arguments, &args) == nil && args.Action != "" {
-			return strings.ToLower(args.Action)
+		var args struct {
+			Action string `json:"action"`
+		}
+		// json v2 matches names exactly and refuses duplicates: the verb
+		// is the one a strict server reads.
+		if jsonv2.Unmarshal(req.Arguments, &args) == nil && args.Action != "" {
+			name = args.Action
 		}
 	}
-	verb, _, _ := strings.Cut(strings.ToLower(req.Tool), "_")
+	verb, _, _ := strings.Cut(strings.ToLower(name), "_")
 	if verb == "get" {
 		return "read"
 	}
@@ -85,6 +95,8 @@ func (v *verbs) opinion(req *decision.Request) (Verdict, string) {
 	}
 	verb := Verb(req)
 	switch {
+	case strings.HasPrefix(req.Tool, "execute_action") && strayAction(req.Arguments):
+		return Deny, "action"
 	case slices.Contains(v.alwaysRequire, verb) || strings.HasPrefix(req.Tool, "delete_"):
 		return Prompt, "always_require"
 	case largestArray(req.Arguments) > v.bulkLimit:
@@ -97,6 +109,22 @@ func (v *verbs) opinion(req *decision.Request) (Verdict, string) {
 		return Allow, "auto"
 	}
 	return Abstain, ""
+}
+
+// strayAction reports whether arguments give the action's key in a
+// spelling other than "action" ("Action", "ACTION"): the policy reads the
+// exact key, and a server that folds case would read the other.
+func strayAction(arguments []byte) bool {
+	var args map[string]jsontext.Value
+	if jsonv2.Unmarshal(arguments, &args) != nil {
+		return false
+	}
+	for k := range args {
+		if k != "action" && strings.EqualFold(k, "action") {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *verbs) roleRequires(role, verb string) bool {
