@@ -34,9 +34,13 @@ func (c *compiler) annotation(at annotationTOML) (annotation, error) {
 }
 
 // opinion is the mode's opinion of a tool with annotations a (the tool's
-// own claims: nothing is allowed on them unless a mode says so).
+// own claims: nothing is allowed on them unless a mode says so). A tool
+// that says it reaches the outside world (openWorldHint) is never taken
+// for read-only, whatever else it says: what it reads there, it can send
+// there (a fetched URL carries its query).
 func (an annotation) opinion(a *decision.Annotations) Verdict {
-	readOnly := a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+	openWorld := a != nil && a.OpenWorldHint != nil && *a.OpenWorldHint
+	readOnly := a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint && !openWorld
 	destructive := a != nil && a.DestructiveHint != nil && *a.DestructiveHint
 	switch an.mode {
 	case "auto":

@@ -35,6 +35,7 @@ type ruleTOML struct {
 	When          []predicateTOML   `toml:"when"`
 	Match         []map[string]any  `toml:"match"`
 	NotMatch      []map[string]any  `toml:"not_match"`
+	MatchAll      bool              `toml:"match_all"`
 }
 
 type predicateTOML struct {
@@ -109,12 +110,14 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p := &Policy{}
+	var examples [][]example
 	for i, rt := range f.Rules {
-		r, err := c.rule(name, i+1, rt)
+		r, exs, err := c.rule(name, i+1, rt)
 		if err != nil {
 			return nil, err
 		}
 		p.rules = append(p.rules, r)
+		examples = append(examples, exs)
 	}
 	if f.Verbs != nil {
 		v, err := compileVerbs(*f.Verbs)
@@ -133,7 +136,43 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 	if len(f.Annotations) > 0 {
 		p.annotationsFile = name
 	}
+	for i, r := range p.rules {
+		for _, ex := range examples[i] {
+			if err := p.holds(r, ex); err != nil {
+				return nil, fmt.Errorf("%s: rule %q: %w", name, r.Name, err)
+			}
+		}
+	}
 	return p, nil
+}
+
+// example is one [[rule.match]] (want) or [[rule.not_match]] of a rule,
+// as a request.
+type example struct {
+	kind string // "match" or "not_match"
+	n    int
+	req  *decision.Request
+	want bool
+}
+
+// holds checks one of rule r's examples against the whole file p, every
+// rule, the verb policy and the annotation policy combined: the file
+// decides a match example as r does, and does not allow a not_match
+// example of an allow rule. A file that says one thing in a rule and does
+// another as a whole would mislead whoever reads it.
+func (p *Policy) holds(r *Rule, ex example) error {
+	got, winners := Combine(p.Opinions(ex.req))
+	by := make([]string, len(winners))
+	for i, o := range winners {
+		by[i] = o.Name
+	}
+	switch {
+	case ex.want && got != r.Verdict:
+		return fmt.Errorf("%s %d: the file decides %s (by %s), not the rule's %s", ex.kind, ex.n, got, strings.Join(by, ", "), r.Verdict)
+	case !ex.want && r.Verdict == Allow && got == Allow:
+		return fmt.Errorf("%s %d: the file allows it all the same (by %s)", ex.kind, ex.n, strings.Join(by, ", "))
+	}
+	return nil
 }
 
 // decodeRules decodes a rules file strictly. Values and examples are any
@@ -143,7 +182,9 @@ func decodeRules(b []byte, f *fileTOML) error { return userfile.DecodeTOML(b, f)
 // verdicts are a rule's decisions; allow is the default.
 var verdicts = map[string]Verdict{"": Allow, "allow": Allow, "prompt": Prompt, "deny": Deny}
 
-func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, error) {
+// rule compiles one rule, and its examples, each checked against the
+// rule alone here (against the whole file once it is compiled).
+func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, []example, error) {
 	r := &Rule{Name: rt.Name, Message: rt.Message, Justification: rt.Justification, file: file}
 	if r.Name == "" {
 		r.Name = fmt.Sprintf("%s#%d", file, n)
@@ -153,21 +194,25 @@ func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, error) {
 	}
 	v, ok := verdicts[rt.Decision]
 	if !ok {
-		return nil, fail("decision: %q is none of allow, prompt, deny", rt.Decision)
+		return nil, nil, fail("decision: %q is none of allow, prompt, deny", rt.Decision)
 	}
 	r.Verdict = v
+	if err := rt.matchesAll(v); err != nil {
+		return nil, nil, fail("%v", err)
+	}
 	var err error
 	spec := match.Spec{Fields: [4]*string{rt.Tool, rt.Server, rt.Source, rt.Action}, Dimensions: rt.Dimensions}
 	if r.match, err = c.globs.Matcher(spec); err != nil {
-		return nil, fail("%v", err)
+		return nil, nil, fail("%v", err)
 	}
 	for i, pt := range rt.When {
 		p, err := c.predicate(pt)
 		if err != nil {
-			return nil, fail("when %d: %v", i+1, err)
+			return nil, nil, fail("when %d: %v", i+1, err)
 		}
 		r.when = append(r.when, p)
 	}
+	var examples []example
 	for _, ex := range []struct {
 		kind string
 		reqs []map[string]any
@@ -176,18 +221,51 @@ func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, error) {
 		for i, partial := range ex.reqs {
 			req, err := exampleRequest(partial)
 			if err != nil {
-				return nil, fail("%s %d: %v", ex.kind, i+1, err)
+				return nil, nil, fail("%s %d: %v", ex.kind, i+1, err)
 			}
 			if r.Matches(req) != ex.want {
 				verb := "does not match"
 				if !ex.want {
 					verb = "matches"
 				}
-				return nil, fail("%s %d: the rule %s its own example", ex.kind, i+1, verb)
+				return nil, nil, fail("%s %d: the rule %s its own example", ex.kind, i+1, verb)
 			}
+			examples = append(examples, example{ex.kind, i + 1, req, ex.want})
 		}
 	}
-	return r, nil
+	return r, examples, nil
+}
+
+// matchesAll refuses a rule that matches every request without saying
+// so (match_all = true): one with no matcher at all, or an allow whose
+// matchers are all globs of nothing but "*" (which match nearly every
+// value) and that has no predicate. A deny or prompt of "*" narrows
+// nothing either, but erring that way takes nothing from the person.
+// match_all = true beside a matcher that narrows is refused too: the rule
+// would say two things.
+func (rt *ruleTOML) matchesAll(v Verdict) error {
+	globs := []*string{rt.Tool, rt.Server, rt.Source, rt.Action}
+	for _, g := range rt.Dimensions {
+		globs = append(globs, &g)
+	}
+	given, narrows := len(rt.When) > 0, len(rt.When) > 0
+	for _, g := range globs {
+		if g != nil {
+			given = true
+			narrows = narrows || *g == "" || strings.Trim(*g, "*") != ""
+		}
+	}
+	switch {
+	case rt.MatchAll && narrows:
+		return errors.New("match_all = true, yet matchers narrow the rule: give one or the other")
+	case rt.MatchAll:
+		return nil
+	case !given:
+		return errors.New("no matcher (tool, server, source, action, dimensions, when): it matches every request; say match_all = true if that is meant")
+	case !narrows && v == Allow:
+		return errors.New("its matchers are all \"*\": it allows nearly every request; narrow it, or say match_all = true if that is meant")
+	}
+	return nil
 }
 
 // exampleRequest is a rule's example as a request: the TOML table as the

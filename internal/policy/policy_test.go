@@ -204,7 +204,7 @@ dimensions = { path = "/etc/*" }
 // rule and the problem.
 func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
-		{"[[rule]]\ncolour = \"red\"\n", `rules.toml: unknown key "rule.colour" (valid here: name, decision, message, justification, tool, server, source, action, dimensions, when, match, not_match)`},
+		{"[[rule]]\ncolour = \"red\"\n", `rules.toml: unknown key "rule.colour" (valid here: name, decision, message, justification, tool, server, source, action, dimensions, when, match, not_match, match_all)`},
 		{"[[rule]]\ndecision = \"maybe\"\n", `rules.toml: rule "rules.toml#1": decision: "maybe" is none of allow, prompt, deny`},
 		{"[[rule]]\nname = \"x\"\ntool = \"a[\"\n", `rule "x": tool: `},
 		{"[[rule]]\ndimensions = { p = \"{a\" }\n", `dimensions.p: `},
@@ -218,7 +218,7 @@ func TestLoadErrors(t *testing.T) {
 		{"[[rule]]\n[[rule.when]]\npath = \"$.a\"\nequals = 1979-05-27\n", "dates and times are not JSON values"},
 		{"[[rule]]\ntool = \"shell\"\n[[rule.match]]\ntool = \"bash\"\naction = \"x\"\n", "match 1: the rule does not match its own example"},
 		{"[[rule]]\ntool = \"shell\"\n[[rule.not_match]]\ntool = \"shell\"\naction = \"x\"\n", "not_match 1: the rule matches its own example"},
-		{"[[rule]]\n[[rule.match]]\ntool = \"shell\"\n", "match 1: request: "},
+		{"[[rule]]\nmatch_all = true\n[[rule.match]]\ntool = \"shell\"\n", "match 1: request: "},
 		{"[verbs]\nbulk_limit = -1\n", "verbs: bulk_limit: -1 is negative"},
 		{"[verbs]\nrequire = \"create\"\n", "rules.toml: "},
 		{"[[annotations]]\ntool = \"*\"\nmode = \"sometimes\"\n", `annotations 1: mode: "sometimes"`},
@@ -240,8 +240,8 @@ func TestLoad(t *testing.T) {
 		os.Chmod(p, mode)
 		return p
 	}
-	a := write("a.toml", "[[rule]]\nname = \"a\"\n[verbs]\n", 0o600)
-	b := write("b.toml", "[[rule]]\nname = \"b\"\ndecision = \"deny\"\n", 0o600)
+	a := write("a.toml", "[[rule]]\nname = \"a\"\nmatch_all = true\n[verbs]\n", 0o600)
+	b := write("b.toml", "[[rule]]\nname = \"b\"\nmatch_all = true\ndecision = \"deny\"\n", 0o600)
 	p, err := Load(filepath.Join(dir, "missing-user-file.toml"), []string{a, b})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestLoad(t *testing.T) {
 	if _, err := Load("", []string{filepath.Join(dir, "none.toml")}); err == nil {
 		t.Error("a missing named file was accepted")
 	}
-	user := write("user.toml", "[[rule]]\nname = \"u\"\n", 0o600)
+	user := write("user.toml", "[[rule]]\nname = \"u\"\nmatch_all = true\n", 0o600)
 	if p, err := Load(user, nil); err != nil || names(p.Opinions(req(t, `{"action":"x"}`))) != "u:allow" {
 		t.Errorf("user file: %v", err)
 	}
