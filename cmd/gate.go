@@ -22,6 +22,7 @@ func newGate(s streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "gate [flags] -- COMMAND [ARGS...]",
 		Short: "Run an MCP server behind askperm: each tool call is decided before it reaches the server",
+		Long:  gateLong,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.AnswerSet = c.Flags().Changed("answer")
@@ -29,9 +30,29 @@ func newGate(s streams) *cobra.Command {
 		},
 	}
 	registerDeciding(c, &o.Flags, &o.verbose)
-	c.Flags().StringVar(&o.name, "name", "", "the server's name in requests (default: the name the server gives)")
+	c.Flags().StringVar(&o.name, "name", "", "the server's name in requests and rules (default: from COMMAND, see above)")
 	return c
 }
+
+const gateLong = `Run the MCP server COMMAND behind askperm: every message is relayed both
+ways, and each tools/call is decided (rules, memory, canned answers, a
+person) before it reaches the server. A tools/call before the server's
+initialize answer has reached the client is refused with a JSON-RPC error.
+
+The server is known in requests and rules by --name, else by a name taken
+from COMMAND: the program's base name, and for a runner (node, nodejs,
+bun, bunx, deno, npx, pnpx, python, python3, uv, uvx, pipx, ruby, perl,
+php, java, go, sh, bash) a space and its first argument that is not a
+flag (a leading "run" skipped), as written:
+
+  npx -y @modelcontextprotocol/server-filesystem /p   npx @modelcontextprotocol/server-filesystem
+  python3 -m mcp_server_git                           python3 mcp_server_git
+  /opt/bin/mcp-fs /p                                  mcp-fs
+
+Never the name the server gives itself in initialize: another server could
+take a trusted one's name. That name is shown to the person as the
+server's own words when it differs. Give --name when a runner's flags take
+values (npx --package x y) or two servers share a command.`
 
 // runGate runs the gate and exits with the server's status.
 func runGate(s streams, o *gateOptions, command []string) error {

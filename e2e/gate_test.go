@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,5 +195,127 @@ func BenchmarkGateCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// rawGate runs askperm gate with flags in front of the stand-in server of
+// internal/gate/testdata, which names itself "fs-trusted" in initialize
+// and sends every other message back as it came; it is started from that
+// directory, so its command line is `sh renaming.sh fs-trusted`. send
+// writes a line; next reads the gate's next line.
+type rawGate struct {
+	in   io.WriteCloser
+	out  *bufio.Scanner
+	wait func()
+}
+
+func startRawGate(t *testing.T, flags ...string) *rawGate {
+	t.Helper()
+	args := append(append([]string{"gate"}, flags...), "--", "sh", "renaming.sh", "fs-trusted")
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = "../internal/gate/testdata"
+	cmd.Env = baseEnv()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	g := &rawGate{in: in, out: bufio.NewScanner(out)}
+	g.wait = func() {
+		in.Close()
+		for g.out.Scan() {
+		}
+		cmd.Wait()
+		timer.Stop()
+	}
+	t.Cleanup(g.wait)
+	return g
+}
+
+func (g *rawGate) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(g.in, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (g *rawGate) next(t *testing.T) map[string]any {
+	t.Helper()
+	if !g.out.Scan() {
+		t.Fatal("the gate ended without an answer")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(g.out.Bytes(), &m); err != nil {
+		t.Fatalf("%q: %v", g.out.Text(), err)
+	}
+	return m
+}
+
+const (
+	rawInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	rawWrite      = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/tmp/x","content":"x"}}}`
+)
+
+// TestGateServerRenamesItself: a server that takes a trusted server's
+// name in its initialize answer does not get that server's rules; the
+// gate knows it by --name, else by its command line.
+func TestGateServerRenamesItself(t *testing.T) {
+	rules := rulesFile(t, "[[rule]]\nname = \"trusted\"\nserver = \"fs-trusted\"\n[[rule]]\nname = \"mine\"\nserver = \"sh renaming.sh\"\ntool = \"read_*\"\n")
+	for _, tc := range []struct {
+		name    string
+		flags   []string
+		allowed bool
+	}{
+		{"the server's claim", nil, false},
+		{"--name", []string{"--name", "other"}, false},
+		{"--name as the claim", []string{"--name", "fs-trusted"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := startRawGate(t, append([]string{"--rules", rules, "--frontend", "none"}, tc.flags...)...)
+			g.send(t, rawInitialize)
+			if m := g.next(t); m["result"] == nil {
+				t.Fatalf("initialize: %v", m)
+			}
+			g.send(t, rawWrite)
+			m := g.next(t)
+			if relayed := m["method"] == "tools/call"; relayed != tc.allowed {
+				t.Errorf("relayed %v, want %v: %v", relayed, tc.allowed, m)
+			}
+		})
+	}
+	// The name from the command line is the rules' to match.
+	g := startRawGate(t, "--rules", rules, "--frontend", "none")
+	g.send(t, rawInitialize)
+	g.next(t)
+	g.send(t, strings.Replace(rawWrite, "write_file", "read_file", 1))
+	if m := g.next(t); m["method"] != "tools/call" {
+		t.Errorf("a rule on the command line's name: %v", m)
+	}
+}
+
+// TestGateCallBeforeInitialize: a tools/call before the server's
+// initialize answer is refused with a JSON-RPC error, never relayed, even
+// when the rules would allow it.
+func TestGateCallBeforeInitialize(t *testing.T) {
+	g := startRawGate(t, "--rules", rulesFile(t, "[[rule]]\ntool = \"write_file\"\n"))
+	g.send(t, rawWrite)
+	if m := g.next(t); m["error"] == nil || m["id"] != 2.0 {
+		t.Errorf("got %v, want the gate's error", m)
+	}
+	g.send(t, rawInitialize)
+	g.next(t)
+	g.send(t, rawWrite)
+	if m := g.next(t); m["method"] != "tools/call" {
+		t.Errorf("after initialize: %v", m)
 	}
 }

@@ -6,9 +6,13 @@
 // relayed: the server might read a tools/call in it. An allowed call goes
 // on to the server; a denied one never reaches it, and the client gets a
 // tool error carrying the denial. Calls in flight are decided at once
-// (their prompts queue in the pipeline). The server's annotations, from
-// its tools/list answers, and its name, from initialize, describe the
-// calls (internal/describe).
+// (their prompts queue in the pipeline); a call before the server's
+// initialize answer reached the client is refused. The server is known by
+// the name the person configured (or DefaultName of its command line),
+// never by the name it gives itself, which a call shows only as the
+// server's own words. Its annotations, from its latest tools/list answer
+// and dropped when it says the list changed, describe the calls
+// (internal/describe).
 package gate
 
 import (
@@ -19,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -34,8 +39,7 @@ import (
 type Config struct {
 	// Command is the MCP server and its arguments.
 	Command []string
-	// Name is the server's name in requests; "" takes the one the server
-	// gives in its initialize answer.
+	// Name is the server's name in requests; "" is DefaultName(Command).
 	Name string
 	// Pipeline decides each call.
 	Pipeline *pipeline.Pipeline
@@ -56,11 +60,22 @@ type gate struct {
 	toServer *jsonrpc.Writer
 	toClient *jsonrpc.Writer
 
+	name string // the server's, as configured
+
 	mu          sync.Mutex
 	pending     map[string]string // request id -> method, of the requests whose answers the gate reads
 	annotations map[string]*decision.Annotations
-	name        string
+	initialized bool   // the server's initialize answer went to the client
+	claim       string // the name the server gives itself
 }
+
+// Methods of pending requests whose answers the gate reads; a tools/list
+// with a cursor asks for a further page of the same list.
+const (
+	initialize    = "initialize"
+	toolsList     = "tools/list"
+	toolsListMore = "tools/list, a further page"
+)
 
 // Run runs the gate until the server exits, and returns its exit status.
 // The client's end (EOF) closes the server's stdin, once the calls it sent
@@ -88,6 +103,9 @@ func Run(ctx context.Context, c Config) (int, error) {
 	g := &gate{
 		c: c, toServer: jsonrpc.NewWriter(serverIn), toClient: jsonrpc.NewWriter(c.Out),
 		pending: map[string]string{}, annotations: map[string]*decision.Annotations{}, name: c.Name,
+	}
+	if g.name == "" {
+		g.name = DefaultName(c.Command)
 	}
 	var calls sync.WaitGroup
 	go func() {
@@ -152,16 +170,32 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 		if env.ID == nil {
 			return // a call without an id gets no answer, and never runs
 		}
+		g.mu.Lock()
+		initialized := g.initialized
+		g.mu.Unlock()
+		if !initialized {
+			// Before initialize, the gate knows nothing of the server's
+			// tools, and the server may not be the one that answers.
+			g.toClient.Write(jsonrpc.Error(env.ID, jsonrpc.InvalidRequest, "askperm gate: tools/call before initialize completed"))
+			return
+		}
 		calls.Add(1)
 		go func() {
 			defer calls.Done()
 			g.call(ctx, line, env)
 		}()
 		return
-	case "initialize", "tools/list":
+	case initialize, toolsList:
 		if env.ID != nil {
+			method := env.Method
+			var params struct {
+				Cursor *string `json:"cursor"`
+			}
+			if method == toolsList && json.Unmarshal(env.Params, &params) == nil && params.Cursor != nil {
+				method = toolsListMore
+			}
 			g.mu.Lock()
-			g.pending[string(env.ID)] = env.Method
+			g.pending[string(env.ID)] = method
 			g.mu.Unlock()
 		}
 	}
@@ -181,10 +215,14 @@ func (g *gate) call(ctx context.Context, line []byte, env jsonrpc.Message) {
 	}
 	g.mu.Lock()
 	call := describe.Call{Server: g.name, Tool: params.Name, Arguments: params.Arguments, Annotations: g.annotations[params.Name]}
+	claim := g.claim
 	g.mu.Unlock()
 	reason := "askperm: denied"
 	req, err := describe.Describe(call)
 	if err == nil {
+		if claim != "" && claim != g.name {
+			req.Reason = claimed(claim)
+		}
 		var raw []byte
 		if raw, _, err = decision.EncodeRequest(req); err == nil {
 			out := g.c.Pipeline.Decide(ctx, raw)
@@ -214,9 +252,19 @@ func denialText(d decision.Decision) string {
 	return s
 }
 
-// fromServer relays the server's messages, reading its name and its
-// tools' annotations from the answers the gate waits for. A message over
-// jsonrpc.MaxLine ends the server's side.
+// claimed is the request's reason for a server that names itself other
+// than configured: its own words, shown as such, cut to a line.
+func claimed(name string) string {
+	const most = 200
+	if len(name) > most {
+		name = strings.ToValidUTF8(name[:most], "") + "…"
+	}
+	return fmt.Sprintf("The server calls itself %q (known here as configured)", name)
+}
+
+// fromServer relays the server's messages, reading its annotations and
+// name from the answers the gate waits for, and its notices that the
+// tools changed. A message over jsonrpc.MaxLine ends the server's side.
 func (g *gate) fromServer(out io.Reader) {
 	r := jsonrpc.NewReader(out)
 	for {
@@ -231,27 +279,41 @@ func (g *gate) fromServer(out io.Reader) {
 	}
 }
 
+// serverMessage reads what the gate learns of one of the server's
+// messages, before the client gets it: a call the client sends once it
+// has the initialize answer finds the gate initialized.
 func (g *gate) serverMessage(line []byte) {
 	var env jsonrpc.Message
-	if json.Unmarshal(line, &env) != nil || env.ID == nil || env.Method != "" {
+	if json.Unmarshal(line, &env) != nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if env.Method == "notifications/tools/list_changed" {
+		// What the old list said of a tool no longer holds: until the
+		// next tools/list answer, every tool is unknown (destructive).
+		g.annotations = map[string]*decision.Annotations{}
+		return
+	}
+	if env.ID == nil || env.Method != "" {
+		return
+	}
 	method, ok := g.pending[string(env.ID)]
 	if !ok {
 		return
 	}
 	delete(g.pending, string(env.ID))
+	if env.Result == nil {
+		return // an error answer teaches nothing
+	}
 	switch method {
-	case "initialize":
+	case initialize:
 		var res struct {
 			ServerInfo struct{ Name string } `json:"serverInfo"`
 		}
-		if json.Unmarshal(env.Result, &res) == nil && g.name == "" {
-			g.name = res.ServerInfo.Name
-		}
-	case "tools/list":
+		json.Unmarshal(env.Result, &res)
+		g.initialized, g.claim = true, res.ServerInfo.Name
+	case toolsList, toolsListMore:
 		var res struct {
 			Tools []struct {
 				Name        string `json:"name"`
@@ -263,6 +325,11 @@ func (g *gate) serverMessage(line []byte) {
 					OpenWorldHint   *bool  `json:"openWorldHint"`
 				} `json:"annotations"`
 			} `json:"tools"`
+		}
+		if method == toolsList {
+			// Each listing replaces the last: a tool it leaves out, or
+			// lists without annotations, is unknown again.
+			g.annotations = map[string]*decision.Annotations{}
 		}
 		if json.Unmarshal(env.Result, &res) != nil {
 			return

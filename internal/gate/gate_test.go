@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,28 +15,62 @@ import (
 	"github.com/askperm/askperm/internal/pipeline"
 )
 
-// run runs the gate in front of `cat`, which answers every message with
-// itself, feeding it in; it returns what the client got.
+// server is the stand-in MCP server: it names itself "fs-trusted" in its
+// initialize answer and sends every other message back as it came.
+var server = []string{"sh", "testdata/renaming.sh", "fs-trusted"}
+
+// run runs the gate in front of server with p, initializes it, then feeds
+// in; it returns what the client got after the initialize answer.
 func run(t *testing.T, p *pipeline.Pipeline, in string) []map[string]any {
 	t.Helper()
-	var out, errOut bytes.Buffer
+	return exchange(t, Config{Command: server, Pipeline: p}, true, in)
+}
+
+// exchange runs the gate of c as a client would: when initialize is set,
+// it sends initialize and waits for its answer, which it leaves out of
+// what it returns; then it sends in and reads until the gate ends.
+func exchange(t *testing.T, c Config, initialize bool, in string) []map[string]any {
+	t.Helper()
+	clientIn, toGate := io.Pipe()
+	fromGate, clientOut := io.Pipe()
+	var errOut bytes.Buffer
+	c.In, c.Out, c.Stderr = clientIn, clientOut, &errOut
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	code, err := Run(ctx, Config{Command: []string{"cat"}, Pipeline: p, In: strings.NewReader(in), Out: &out, Stderr: &errOut})
-	if err != nil || code != 0 {
-		t.Fatalf("exit %d, %v; stderr %s", code, err, errOut.String())
+	type result struct {
+		code int
+		err  error
 	}
+	done := make(chan result, 1)
+	go func() {
+		code, err := Run(ctx, c)
+		clientOut.Close()
+		done <- result{code, err}
+	}()
+	lines := bufio.NewScanner(fromGate)
+	lines.Buffer(nil, 1<<20)
+	if initialize {
+		io.WriteString(toGate, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`+"\n")
+		if !lines.Scan() || !strings.Contains(lines.Text(), `"serverInfo"`) {
+			t.Fatalf("no initialize answer: %q", lines.Text())
+		}
+	}
+	go func() {
+		io.WriteString(toGate, in)
+		toGate.Close()
+	}()
 	var msgs []map[string]any
-	dec := json.NewDecoder(&out)
-	for {
+	for lines.Scan() {
 		var m map[string]any
-		if err := dec.Decode(&m); err == io.EOF {
-			return msgs
-		} else if err != nil {
-			t.Fatalf("the client got %q: %v", out.String(), err)
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("the client got %q: %v", lines.Text(), err)
 		}
 		msgs = append(msgs, m)
 	}
+	if r := <-done; r.err != nil || r.code != 0 {
+		t.Fatalf("exit %d, %v; stderr %s", r.code, r.err, errOut.String())
+	}
+	return msgs
 }
 
 // byID indexes messages by their numeric id: the gate's own answers and
@@ -88,22 +123,112 @@ func TestBatchRefused(t *testing.T) {
 	}
 }
 
-// The server's annotations from tools/list describe later calls.
-func TestAnnotationsLearned(t *testing.T) {
+// recorded runs the gate of c (the stand-in server unless given),
+// initialized, with in, and returns the requests its calls made.
+func recorded(t *testing.T, c Config, in string) []*decision.Request {
+	t.Helper()
 	var got []*decision.Request
-	p := pipeline.New(pipeline.Config{Timeout: time.Minute, MaxRequest: 1 << 20, Record: func(r pipeline.Record) { got = append(got, r.Request) }})
-	in := `{"jsonrpc":"2.0","id":"l","method":"tools/list"}
-`
-	// cat answers tools/list with itself, which has no result: nothing is
-	// learned, and a call is destructive.
-	run(t, p, in+`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{}}}`+"\n")
+	c.Pipeline = pipeline.New(pipeline.Config{Timeout: time.Minute, MaxRequest: 1 << 20, Record: func(r pipeline.Record) { got = append(got, r.Request) }})
+	if c.Command == nil {
+		c.Command = server
+	}
+	exchange(t, c, true, in)
+	return got
+}
+
+const readCall = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{}}}` + "\n"
+
+// The server's annotations from tools/list describe later calls; each
+// listing replaces the last, and the server's notice that its tools
+// changed drops them: a tool then unknown is destructive.
+func TestAnnotationsLearned(t *testing.T) {
+	// The stand-in answers tools/list with itself, which has no result:
+	// nothing is learned, and a call is destructive.
+	got := recorded(t, Config{}, `{"jsonrpc":"2.0","id":"l","method":"tools/list"}`+"\n"+readCall)
 	if len(got) != 1 || got[0].Action != "destructive" {
 		t.Fatalf("got %+v", got)
 	}
-	g := &gate{pending: map[string]string{`"l"`: "tools/list"}, annotations: map[string]*decision.Annotations{}}
-	g.serverMessage([]byte(`{"jsonrpc":"2.0","id":"l","result":{"tools":[{"name":"read_file","annotations":{"readOnlyHint":true}}]}}`))
-	if a := g.annotations["read_file"]; a == nil || a.ReadOnlyHint == nil || !*a.ReadOnlyHint {
-		t.Errorf("annotations: %+v", g.annotations)
+	g := &gate{pending: map[string]string{}, annotations: map[string]*decision.Annotations{}}
+	list := func(id, cursor, tools string) {
+		g.pending[`"`+id+`"`] = toolsList
+		if cursor != "" {
+			g.pending[`"`+id+`"`] = toolsListMore
+		}
+		g.serverMessage([]byte(`{"jsonrpc":"2.0","id":"` + id + `","result":{"tools":[` + tools + `]}}`))
+	}
+	readOnly := func(name string) bool {
+		a := g.annotations[name]
+		return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+	}
+	list("1", "", `{"name":"read_file","annotations":{"readOnlyHint":true}},{"name":"search","annotations":{"readOnlyHint":true}}`)
+	if !readOnly("read_file") || !readOnly("search") {
+		t.Fatalf("annotations: %+v", g.annotations)
+	}
+	list("2", "c", `{"name":"list_dir","annotations":{"readOnlyHint":true}}`)
+	if !readOnly("read_file") || !readOnly("list_dir") {
+		t.Errorf("a further page dropped the first: %+v", g.annotations)
+	}
+	list("3", "", `{"name":"read_file"}`)
+	if readOnly("read_file") || readOnly("search") || readOnly("list_dir") {
+		t.Errorf("a new listing was merged with the last: %+v", g.annotations)
+	}
+	list("4", "", `{"name":"read_file","annotations":{"readOnlyHint":true}}`)
+	g.serverMessage([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+	if len(g.annotations) != 0 {
+		t.Errorf("list_changed kept %+v", g.annotations)
+	}
+}
+
+// The gate knows its server by the configured name, or by its command
+// line, never by the name the server gives itself in initialize; that
+// claim reaches the person as the server's own words.
+func TestServerNameConfigured(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"fs", "fs"},
+		{"", "sh testdata/renaming.sh"},
+	} {
+		got := recorded(t, Config{Name: tc.name}, readCall)
+		if len(got) != 1 || got[0].Server != tc.want {
+			t.Fatalf("name %q: %+v", tc.name, got)
+		}
+		if !strings.Contains(got[0].Reason, `"fs-trusted"`) {
+			t.Errorf("the server's claim is not shown: reason %q", got[0].Reason)
+		}
+	}
+	// A server that names itself as configured says nothing more.
+	if got := recorded(t, Config{Name: "fs-trusted"}, readCall); len(got) != 1 || got[0].Reason != "" {
+		t.Errorf("%+v", got)
+	}
+}
+
+func TestDefaultName(t *testing.T) {
+	for want, command := range map[string][]string{
+		"npx @modelcontextprotocol/server-filesystem": {"npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/a/p"},
+		"python3 mcp_server_git":                      {"/usr/bin/python3", "-m", "mcp_server_git", "--repository", "."},
+		"node /opt/srv/dist/index.js":                 {"node", "/opt/srv/dist/index.js", "/tmp"},
+		"uv server.py":                                {"uv", "run", "server.py"},
+		"mcp-fs":                                      {"/opt/bin/mcp-fs", "/home/a/p"},
+		"node":                                        {"node"},
+	} {
+		if got := DefaultName(command); got != want {
+			t.Errorf("%q: %q, want %q", command, got, want)
+		}
+	}
+}
+
+// A tools/call before the server's initialize answer reached the client
+// is answered with an error and never reaches the server.
+func TestCallBeforeInitialize(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/tmp/x"}}}` + "\n"
+	msgs := exchange(t, Config{Command: server, Pipeline: deciding(t, "allow-once")}, false, call)
+	if len(msgs) != 1 || msgs[0]["error"] == nil || msgs[0]["id"] != 5.0 || msgs[0]["method"] != nil {
+		t.Errorf("got %v, want the gate's error alone", msgs)
+	}
+	// An initialize the server answered with an error initializes nothing.
+	g := &gate{pending: map[string]string{"1": initialize}, annotations: map[string]*decision.Annotations{}}
+	g.serverMessage([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"no"}}`))
+	if g.initialized {
+		t.Error("an error answer initialized the gate")
 	}
 }
 
