@@ -204,9 +204,10 @@ func BenchmarkGateCall(b *testing.B) {
 // directory, so its command line is `sh renaming.sh fs-trusted`. send
 // writes a line; next reads the gate's next line.
 type rawGate struct {
-	in   io.WriteCloser
-	out  *bufio.Scanner
-	wait func()
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	stderr *strings.Builder
+	wait   func()
 }
 
 func startRawGate(t *testing.T, flags ...string) *rawGate {
@@ -215,8 +216,8 @@ func startRawGate(t *testing.T, flags ...string) *rawGate {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = "../internal/gate/testdata"
 	cmd.Env = baseEnv()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +231,7 @@ func startRawGate(t *testing.T, flags ...string) *rawGate {
 		t.Fatal(err)
 	}
 	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
-	g := &rawGate{in: in, out: bufio.NewScanner(out)}
+	g := &rawGate{in: in, out: bufio.NewScanner(out), stderr: stderr}
 	g.wait = func() {
 		in.Close()
 		for g.out.Scan() {
@@ -252,7 +253,7 @@ func (g *rawGate) send(t *testing.T, line string) {
 func (g *rawGate) next(t *testing.T) map[string]any {
 	t.Helper()
 	if !g.out.Scan() {
-		t.Fatal("the gate ended without an answer")
+		t.Fatalf("the gate ended without an answer; stderr %q", g.stderr.String())
 	}
 	var m map[string]any
 	if err := json.Unmarshal(g.out.Bytes(), &m); err != nil {

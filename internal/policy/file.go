@@ -136,6 +136,7 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 	if len(f.Annotations) > 0 {
 		p.annotationsFile = name
 	}
+	p.buildIndex() // the examples are checked as requests are
 	for i, r := range p.rules {
 		for _, ex := range examples[i] {
 			if err := p.holds(r, ex); err != nil {

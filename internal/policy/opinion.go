@@ -38,7 +38,8 @@ type Opinion struct {
 	// Message is a deny's message.
 	Message string
 	// Source names the kind of source for askperm check: "rules",
-	// "memory", "verbs" or "annotations".
+	// "memory", "verbs", "annotations" or "arguments" (arguments that
+	// spell a name two ways).
 	Source string
 	// NoSession says that allow-session must not be offered when the
 	// request is asked (the annotation policy's prompt and writes modes).

@@ -54,12 +54,7 @@ func Load(user string, named []string) (*Policy, error) {
 
 // Parse compiles one rules file's text; name names it in messages.
 func Parse(name string, b []byte) (*Policy, error) {
-	p, err := parseFile(newCompiler(), name, b)
-	if err != nil {
-		return nil, err
-	}
-	p.buildIndex()
-	return p, nil
+	return parseFile(newCompiler(), name, b)
 }
 
 func (p *Policy) add(f *Policy) error {

@@ -38,7 +38,7 @@ func TestActionSpellings(t *testing.T) {
 		{`{"action":"read","ACTION":"delete_all_records"}`, "arguments.spellings:deny verbs.action:deny"},
 		{`{"Action":"delete_all_records"}`, "verbs.action:deny"},
 		{`{"action":"read","q":{"id":1,"ID":2}}`, "arguments.spellings:deny"},
-		{`{"action":"read","pathſ":1,"paths":2}`, "arguments.spellings:deny"}, // ſ folds to s
+		{`{"action":"read","pathſ":1,"paths":2}`, "arguments.spellings:deny"},  // ſ folds to s
 		{`{"action":"read","\u212aey":1,"key":2}`, "arguments.spellings:deny"}, // the Kelvin sign folds to k
 		{`{"action":"read"}`, "rules.toml#1:allow verbs.auto:allow"},
 	} {
@@ -66,8 +66,8 @@ func TestActionVerbCut(t *testing.T) {
 	}
 }
 
-// spellings are the ways of writing name a case-folding reader takes for
-// it: each rune in any member of its simple folding orbit.
+// spelling is one way of writing name that a case-folding reader takes
+// for it: each rune any member of its simple folding orbit.
 func spelling(rng *rand.Rand, name string) string {
 	var b strings.Builder
 	for _, r := range name {

