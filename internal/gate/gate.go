@@ -259,7 +259,7 @@ func claimed(name string) string {
 	if len(name) > most {
 		name = strings.ToValidUTF8(name[:most], "") + "…"
 	}
-	return fmt.Sprintf("The server calls itself %q (known here as configured)", name)
+	return fmt.Sprintf("The server calls itself %q; askperm knows it by the name configured for it", name)
 }
 
 // fromServer relays the server's messages, reading its annotations and
@@ -303,11 +303,11 @@ func (g *gate) serverMessage(line []byte) {
 		return
 	}
 	delete(g.pending, string(env.ID))
-	if env.Result == nil {
-		return // an error answer teaches nothing
-	}
 	switch method {
 	case initialize:
+		if env.Result == nil {
+			return // the server refused: not initialized
+		}
 		var res struct {
 			ServerInfo struct{ Name string } `json:"serverInfo"`
 		}
@@ -328,7 +328,8 @@ func (g *gate) serverMessage(line []byte) {
 		}
 		if method == toolsList {
 			// Each listing replaces the last: a tool it leaves out, or
-			// lists without annotations, is unknown again.
+			// lists without annotations, is unknown again (all of them,
+			// when the answer is an error).
 			g.annotations = map[string]*decision.Annotations{}
 		}
 		if json.Unmarshal(env.Result, &res) != nil {

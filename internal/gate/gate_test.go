@@ -177,6 +177,12 @@ func TestAnnotationsLearned(t *testing.T) {
 	if len(g.annotations) != 0 {
 		t.Errorf("list_changed kept %+v", g.annotations)
 	}
+	list("5", "", `{"name":"read_file","annotations":{"readOnlyHint":true}}`)
+	g.pending[`"6"`] = toolsList
+	g.serverMessage([]byte(`{"jsonrpc":"2.0","id":"6","error":{"code":-32603,"message":"no"}}`))
+	if len(g.annotations) != 0 {
+		t.Errorf("a listing that failed kept %+v", g.annotations)
+	}
 }
 
 // The gate knows its server by the configured name, or by its command
