@@ -3,11 +3,16 @@
 // always-rule cover no more than the person saw: the exact arguments by
 // default; for an argument recognised as a path, the file, its folder and
 // the workdir; for a URL, the URL and its origin; for a shell command, the
-// command and, only when it holds no shell syntax, its leading words. The
-// MCP proxy and the agents' hook adapters share it.
+// command and, only when it holds no shell syntax, its leading words.
+// Every call keeps at least one dimension that pins it: a value too long
+// for a dimension is bound by its digest (see Exact), and a call none of
+// whose arguments is recognised is pinned by all of them, `{}` included.
+// The MCP proxy and the agents' hook adapters share it.
 package describe
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -40,7 +45,9 @@ var (
 // the program and its subcommand (`git status`, `go test`).
 const wordsKept = 2
 
-// Describe returns the request of c. Its action is read for a tool
+// Describe returns the request of c. Its action is network for a tool
+// annotated open-world that would otherwise be read or write (it reaches
+// past the machine, whatever it claims to leave alone), read for one
 // annotated read-only, write for one annotated non-destructive, else
 // destructive (MCP's defaults).
 func Describe(c Call) (*decision.Request, error) {
@@ -59,34 +66,69 @@ func Describe(c Call) (*decision.Request, error) {
 	}
 	for _, name := range sortedKeys(args) {
 		var s string
-		if json.Unmarshal(args[name], &s) != nil || s == "" || len(s) > decision.MaxLineBytes {
+		if json.Unmarshal(args[name], &s) != nil || s == "" || name == "" || len(name) > decision.MaxLineBytes {
+			continue // a name no dimension may have
+		}
+		if len(s) > decision.MaxLineBytes {
+			if d, ok := dimension(name, s, c.Workdir); ok { // only its digest fits
+				req.Dimensions = append(req.Dimensions, Exact(req, name, d.Label, s))
+			}
 			continue
 		}
 		if d, ok := dimension(name, s, c.Workdir); ok {
 			req.Dimensions = append(req.Dimensions, d)
 		}
 	}
-	if len(req.Dimensions) == 0 && len(args) > 0 {
-		// Nothing recognised: an always-rule covers these exact arguments.
-		canonical, err := decision.Canonical(c.Arguments)
-		if err == nil && len(canonical) <= decision.MaxLineBytes {
-			v := string(canonical)
-			req.Dimensions = append(req.Dimensions, decision.Dimension{Name: "arguments", Label: "Arguments", Value: v,
-				Scopes: []decision.Scope{{Label: "these exact arguments", Match: v, Kind: decision.KindExact}}})
+	if len(req.Dimensions) == 0 || len(req.Dimensions) > decision.MaxListEntries {
+		// Nothing recognised, or more than a rule can hold: an always-rule
+		// covers these exact arguments (no arguments are {}).
+		req.Details = nil // the arguments' detail holds them all
+		canonical := []byte("{}")
+		if len(args) > 0 {
+			var err error
+			if canonical, err = decision.Canonical(c.Arguments); err != nil {
+				return nil, fmt.Errorf("describe: arguments: %w", err)
+			}
 		}
-	}
-	if len(req.Dimensions) > decision.MaxListEntries {
-		req.Dimensions = req.Dimensions[:0] // no rule could cover them all: ask each time
-		req.Persistent = new(bool)
+		req.Dimensions = []decision.Dimension{Exact(req, "arguments", "Arguments", string(canonical))}
 	}
 	return req, nil
 }
 
+// digestPrefix is how many characters of a value too long for a dimension
+// its digest form shows.
+const digestPrefix = 64
+
+// Exact is a dimension whose only scope is exactly value. A value longer
+// than a dimension may hold is bound by its SHA-256 instead, as
+// `sha256:<hex> <its first characters>…`, and req gets a detail with the
+// value in full, so the person can read all of what the rule pins.
+func Exact(req *decision.Request, name, label, value string) decision.Dimension {
+	if len(value) > decision.MaxLineBytes {
+		sum := sha256.Sum256([]byte(value))
+		short := []rune(value)
+		if len(short) > digestPrefix {
+			short = short[:digestPrefix]
+		}
+		req.Details = append(req.Details, decision.Detail{Label: label + " in full", Text: value})
+		value = "sha256:" + hex.EncodeToString(sum[:]) + " " + string(short) + "…"
+	}
+	return decision.Dimension{Name: name, Label: label, Value: value,
+		Scopes: []decision.Scope{{Label: "exactly this", Match: value, Kind: decision.KindExact}}}
+}
+
 func action(a *decision.Annotations) string {
+	if a == nil {
+		return "destructive"
+	}
+	readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
+	harmless := readOnly || a.DestructiveHint != nil && !*a.DestructiveHint
 	switch {
-	case a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint:
+	case harmless && a.OpenWorldHint != nil && *a.OpenWorldHint:
+		return "network"
+	case readOnly:
 		return "read"
-	case a != nil && a.DestructiveHint != nil && !*a.DestructiveHint:
+	case harmless:
 		return "write"
 	}
 	return "destructive"
