@@ -9,6 +9,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/describe"
 	"github.com/askperm/askperm/internal/pipeline"
 )
@@ -77,11 +79,34 @@ var keyArguments = map[string][]string{
 	"LS":           {"path"},
 }
 
+// flag is an argument of a built-in tool that changes what a call does
+// although its key arguments are the same: a fact of every call, its value
+// absent when the call leaves it out, so that a rule or session approval
+// of a call without it never covers one with it.
+type flag struct{ name, absent string }
+
+// flags are, per built-in tool, its flags. Bash: dangerouslyDisableSandbox
+// runs the command outside the sandbox, run_in_background lets it outlive
+// the call. Not flags: Bash's timeout (it only cuts the run short) and
+// description (the agent's words); what Write, Edit, MultiEdit and
+// NotebookEdit write (content, old_string, new_string, replace_all,
+// edit_mode, new_source: a rule about a file covers what is written into
+// it, and the person sees it in the arguments); WebFetch's prompt (it
+// goes to Claude Code's own model, the fetch is the same); Read's offset
+// and limit and the search tools' filters (glob, type, output_mode,
+// context lines: they only narrow what the bound path and pattern read).
+var flags = map[string][]flag{
+	"Bash": {{"dangerouslyDisableSandbox", "false"}, {"run_in_background", "false"}},
+}
+
 // Built-in tools by what they do; any other tool is destructive (MCP's
-// default for a tool with no annotations).
+// default for a tool with no annotations). WebFetch and WebSearch reach
+// the network: open-world, never read-only, whatever they leave alone
+// on the machine.
 var (
-	readers = []string{"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "NotebookRead"}
+	readers = []string{"Read", "Glob", "Grep", "LS", "NotebookRead"}
 	writers = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
+	network = []string{"WebFetch", "WebSearch"}
 )
 
 // Answer decides one hook payload of the agent and returns what the hook
@@ -133,23 +158,42 @@ func (a Agent) Request(toolName string, toolInput json.RawMessage, workdir, sess
 		server, tool = s, t
 	}
 	call := describe.Call{Server: server, Tool: tool, Arguments: toolInput, Workdir: workdir, Annotations: annotations(toolName)}
-	if names, ok := keyArguments[toolName]; ok {
-		key, err := pick(toolInput, names)
-		if err != nil {
-			return nil, err
-		}
-		call.Arguments = key
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(toolInput, &all); err != nil {
+		return nil, fmt.Errorf("tool_input: %w", err)
+	}
+	names, keyed := keyArguments[toolName]
+	if keyed {
+		call.Arguments = pick(all, names)
 	}
 	req, err := describe.Describe(call)
-	if err == nil && len(req.Dimensions) == 0 && len(call.Arguments) != len(toolInput) {
-		// No key argument the describer recognises (absent, not a string):
-		// a rule of no dimensions would cover every call of the tool, so
-		// scope all the arguments instead.
-		call.Arguments = toolInput
-		req, err = describe.Describe(call)
-	}
 	if err != nil {
 		return nil, err
+	}
+	if keyed && !slices.ContainsFunc(req.Dimensions, func(d decision.Dimension) bool { return slices.Contains(names, d.Name) }) {
+		// No key argument the describer recognises (absent, not a
+		// string): all the arguments, exactly, pin the call, its flags
+		// too.
+		canonical, err := decision.Canonical(toolInput)
+		if err != nil {
+			return nil, fmt.Errorf("tool_input: %w", err)
+		}
+		req.Details = nil
+		req.Dimensions = []decision.Dimension{describe.Exact(req, "arguments", "Arguments", string(canonical))}
+		keyed = false
+	}
+	if keyed {
+		for _, f := range flags[toolName] {
+			value := f.absent
+			if v, ok := all[f.name]; ok {
+				c, err := decision.Canonical(v)
+				if err != nil {
+					return nil, fmt.Errorf("tool_input: %s: %w", f.name, err)
+				}
+				value = string(c)
+			}
+			req.Dimensions = append(req.Dimensions, describe.Exact(req, f.name, f.name, value))
+		}
 	}
 	req.Arguments = toolInput // rules and the person see every argument
 	req.SessionID = sessionID
@@ -183,23 +227,22 @@ func annotations(tool string) *decision.Annotations {
 		return &decision.Annotations{ReadOnlyHint: new(true)}
 	case slices.Contains(writers, tool):
 		return &decision.Annotations{DestructiveHint: new(false)}
+	case slices.Contains(network, tool):
+		return &decision.Annotations{DestructiveHint: new(false), OpenWorldHint: new(true)}
 	}
 	return nil
 }
 
-// pick is the JSON object of args's members named in names.
-func pick(args json.RawMessage, names []string) (json.RawMessage, error) {
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(args, &all); err != nil {
-		return nil, fmt.Errorf("tool_input: %w", err)
-	}
+// pick is the JSON object of all's members named in names.
+func pick(all map[string]json.RawMessage, names []string) json.RawMessage {
 	key := map[string]json.RawMessage{}
 	for _, n := range names {
 		if v, ok := all[n]; ok {
 			key[n] = v
 		}
 	}
-	return json.Marshal(key)
+	b, _ := json.Marshal(key) // members of a parsed object: cannot fail
+	return b
 }
 
 // output is a hook's JSON answer.
@@ -236,7 +279,8 @@ type claudeRule struct {
 
 // answer is the hook's answer to decision d of req, or nil when nobody
 // could ask: PreToolUse then answers ask, PermissionRequest nothing, both
-// handing the question back to the agent's own prompt.
+// handing the question back to the agent's own prompt. A deny never
+// carries updatedPermissions: Claude Code's deny answer takes none.
 func (a Agent) answer(event string, req *decision.Request, d decision.Decision) []byte {
 	unavailable := d.Cause == decision.CauseUnavailable
 	o := output{HookSpecificOutput: specific{HookEventName: event}}
@@ -256,14 +300,63 @@ func (a Agent) answer(event string, req *decision.Request, d decision.Decision) 
 		if d.Decision == decision.Deny {
 			cd.Message = Reason(d)
 			cd.Interrupt = a.updates && d.Stop
-		}
-		if p, ok := claudeUpdate(req, d); ok && a.updates {
-			cd.UpdatedPermissions = []claudePermission{p}
+		} else if c, ok := a.copyOf(req, d); ok {
+			cd.UpdatedPermissions = []claudePermission{{Type: "addRules", Rules: []claudeRule{{ToolName: c.Rule}},
+				Behavior: decision.Allow, Destination: c.destination}}
 		}
 		o.HookSpecificOutput.Decision = cd
 	}
 	b, _ := json.Marshal(o) // plain strings and structs: cannot fail
 	return append(b, '\n')
+}
+
+// Deny is the answer that denies a call of a hook event with message, for
+// a hook that failed: the PermissionRequest deny, which Claude Code and
+// Codex both obey (an exit status there only hands the question on);
+// false for another event, whose failure is the blocking exit status.
+func (a Agent) Deny(event, message string) ([]byte, bool) {
+	if event != permissionRequest || !slices.Contains(a.events, event) {
+		return nil, false
+	}
+	b, _ := json.Marshal(output{HookSpecificOutput: specific{HookEventName: event,
+		Decision: &verdict{Behavior: decision.Deny, Message: message}}})
+	return append(b, '\n'), true
+}
+
+// Event is the hook event a payload names, read as leniently as can be:
+// from the payload's own hook_event_name even when other fields are
+// invalid, "" when it names none that can be told.
+func Event(payload []byte) string {
+	var in struct {
+		HookEventName string `json:"hook_event_name"`
+	}
+	if json.Unmarshal(payload, &in) == nil {
+		return in.HookEventName
+	}
+	// Not JSON as a whole: a top-level member is still told by a decoder
+	// walking the object up to where it breaks.
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if k == "hook_event_name" {
+			var name string
+			if json.Unmarshal(v, &name) != nil {
+				return ""
+			}
+			return name
+		}
+	}
+	return ""
 }
 
 // Reason is what the agent reads of a decision.
@@ -279,73 +372,73 @@ func Reason(d decision.Decision) string {
 	return s
 }
 
-// claudeUpdate is the Claude Code rule an always- or session-decision
-// implies, when one says exactly what askperm's rule says; otherwise only
-// askperm remembers it. Destinations: session for allow-session, the
-// project's local settings for a rule of this workdir, the user's settings
-// for one of every workdir.
-func claudeUpdate(req *decision.Request, d decision.Decision) (claudePermission, bool) {
-	var scopes map[string]string
-	switch {
-	case d.Persist == decision.PersistSession:
-		// A session approval covers the exact values of this call.
-		scopes = map[string]string{}
-		for _, dim := range req.Dimensions {
-			scopes[dim.Name] = dim.Value
-		}
-	case d.Persist != decision.PersistAlways || d.Rule == nil:
-		return claudePermission{}, false
-	case d.Rule.Lifetime != decision.LifetimeIndefinite:
-		return claudePermission{}, false // Claude Code's rules never expire
-	default:
-		scopes = d.Rule.Scopes
-	}
-	toolName := req.Tool
-	if req.Server != claudeServer {
-		toolName = "mcp__" + req.Server + "__" + req.Tool
-	}
-	content, ok := claudeContent(req, scopes)
-	if !ok {
-		return claudePermission{}, false
-	}
-	dest := "userSettings"
-	switch {
-	case d.Persist == decision.PersistSession:
-		dest = "session"
-	case d.Rule != nil && d.Rule.WorkdirScope == decision.WorkdirSelected:
-		dest = "localSettings"
-	}
-	return claudePermission{Type: "addRules", Rules: []claudeRule{{ToolName: toolName, RuleContent: content}},
-		Behavior: d.Decision, Destination: dest}, true
+// ClaudeCopy is a copy Claude Code keeps of an askperm rule: its rule and
+// the settings file it lives in.
+type ClaudeCopy struct {
+	Rule, Settings string
+	destination    string // in updatedPermissions
 }
 
-// claudeContent is the rule content covering what the chosen scopes
-// (dimension name to match) cover: none when
-// every dimension is any; for Bash, the exact command or its leading words
-// as a prefix. Anything else has no equal in Claude Code's rules.
-func claudeContent(req *decision.Request, scopes map[string]string) (string, bool) {
-	var narrow []decision.Scope
-	for _, dim := range req.Dimensions {
-		i := slices.IndexFunc(dim.Scopes, func(s decision.Scope) bool { return s.Match == scopes[dim.Name] })
-		if i < 0 {
-			return "", false
+// ClaudeCopyOf is the copy Claude Code is given of an askperm rule that
+// allows tool of server with the given kinds of its dimensions' scopes,
+// for the selected workdir or all (workdirScope), forever or not; false
+// when it is given none. Only a rule whose every dimension the person
+// set to any has one, the tool's name alone: Claude Code's Bash rules are
+// wider than any scope askperm offers (it strips leading safe variable
+// assignments, comment lines and wrappers such as timeout, nice and nohup
+// before matching, matches each part of a compound command apart, and
+// binds none of the call's flags), its path rules cover every tool that
+// edits and everything below a folder, and its rules never expire. Deny
+// rules have none (a deny answer takes no rules). A rule with no
+// dimension has none either: it was no one's choice of any.
+func ClaudeCopyOf(verdict, server, tool string, kinds []decision.ScopeKind, workdirScope string, indefinite bool) (ClaudeCopy, bool) {
+	if verdict != decision.Allow || !indefinite || len(kinds) == 0 ||
+		slices.ContainsFunc(kinds, func(k decision.ScopeKind) bool { return k != decision.KindAny }) {
+		return ClaudeCopy{}, false
+	}
+	name := tool
+	if server != claudeServer {
+		name = "mcp__" + server + "__" + tool
+	}
+	if workdirScope == decision.WorkdirSelected {
+		return ClaudeCopy{Rule: name, Settings: "the project's .claude/settings.local.json", destination: "localSettings"}, true
+	}
+	return ClaudeCopy{Rule: name, Settings: "~/.claude/settings.json", destination: "userSettings"}, true
+}
+
+// copyOf is the copy the agent is given of the rule decision d of req
+// saves, if any.
+func (a Agent) copyOf(req *decision.Request, d decision.Decision) (ClaudeCopy, bool) {
+	if !a.updates || d.Persist != decision.PersistAlways || d.Rule == nil {
+		return ClaudeCopy{}, false
+	}
+	return ClaudeCopyOf(d.Decision, req.Server, req.Tool, chosenKinds(req, d.Rule.Scopes), d.Rule.WorkdirScope,
+		d.Rule.Lifetime == decision.LifetimeIndefinite)
+}
+
+// chosenKinds are the kinds of the scopes chosen (dimension name to match)
+// for req's dimensions; a match no scope has counts as exact.
+func chosenKinds(req *decision.Request, scopes map[string]string) []decision.ScopeKind {
+	kinds := make([]decision.ScopeKind, len(req.Dimensions))
+	for i, dim := range req.Dimensions {
+		kinds[i] = decision.KindExact
+		if j := slices.IndexFunc(dim.Scopes, func(s decision.Scope) bool { return s.Match == scopes[dim.Name] }); j >= 0 {
+			kinds[i] = dim.Scopes[j].Kind
 		}
-		if dim.Scopes[i].Kind != decision.KindAny {
-			narrow = append(narrow, dim.Scopes[i])
-		}
 	}
-	switch {
-	case len(narrow) == 0:
-		return "", true
-	case len(narrow) > 1 || req.Server != claudeServer || req.Tool != "Bash":
-		return "", false
+	return kinds
+}
+
+// RuleNote says, in the rule stage, who keeps the rule answer a would
+// save for req: askperm alone, or Claude Code too, in which words.
+func (a Agent) RuleNote(req *decision.Request, ans form.Answer) string {
+	verdict := decision.Deny
+	if ans.Choice.IsAllow() {
+		verdict = decision.Allow
 	}
-	s := narrow[0]
-	switch {
-	case s.Kind == decision.KindWords:
-		return s.Match + ":*", true
-	case s.Kind == decision.KindExact && !strings.ContainsAny(s.Match, "*()\\\n"):
-		return s.Match, true
+	if c, ok := ClaudeCopyOf(verdict, req.Server, req.Tool, chosenKinds(req, ans.Scopes), ans.WorkdirScope,
+		ans.Lifetime == decision.LifetimeIndefinite); ok && a.updates {
+		return a.title + " keeps a copy too: its rule " + form.Line(c.Rule) + " in " + c.Settings
 	}
-	return "", false
+	return "askperm alone keeps it: " + a.title + " is given no rule of its own"
 }
