@@ -46,18 +46,22 @@ const MaxMessageBytes = decision.MaxLineBytes
 type Options struct {
 	// SessionMemory offers allow-session to requests with a session_id.
 	SessionMemory bool
+	// RuleNote, when set, says who keeps the rule an answer would save
+	// (askperm alone, or an agent too): RuleSummary ends with it.
+	RuleNote func(Answer) string
 }
 
 // Form is the two-stage form of one request.
 type Form struct {
-	Req     *decision.Request
-	choices []Choice
-	implied map[string][]string // grant name → the grants it implies
+	Req      *decision.Request
+	choices  []Choice
+	implied  map[string][]string // grant name → the grants it implies
+	ruleNote func(Answer) string
 }
 
 // New returns the form of req.
 func New(req *decision.Request, opts Options) *Form {
-	f := &Form{Req: req, implied: map[string][]string{}}
+	f := &Form{Req: req, implied: map[string][]string{}, ruleNote: opts.RuleNote}
 	for i, names := range req.Implications() {
 		f.implied[req.Grants[i].Name] = names
 	}

@@ -223,7 +223,8 @@ func (f *Form) WorkdirScopeText(ws string) string {
 // write_file, with File [path] anything under "/home/a/p/", in any
 // workdir, granting fs.create, fs.write (implied by fs.create), for 15
 // minutes`: the grants chosen, then each grant they imply that was not
-// chosen (Decide adds them) with the chosen grants that imply it.
+// chosen (Decide adds them) with the chosen grants that imply it; then,
+// when the form has one, the note of who keeps the rule.
 func (f *Form) RuleSummary(a Answer) string {
 	verb := "deny"
 	if a.Choice.IsAllow() {
@@ -249,7 +250,11 @@ func (f *Form) RuleSummary(a Answer) string {
 		parts = append(parts, "granting "+f.grantsText(a.Grants))
 	}
 	parts = append(parts, LifetimeText(a.Lifetime))
-	return strings.Join(parts, ", ")
+	s := strings.Join(parts, ", ")
+	if f.ruleNote != nil {
+		s += " — " + f.ruleNote(a)
+	}
+	return s
 }
 
 // grantsText names the chosen grants, then, in request order, each grant

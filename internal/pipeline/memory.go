@@ -89,7 +89,11 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion) (d *de
 		p.c.Warn("too many prompts in the last minute; denied without asking")
 		return denied(req, decision.CauseRateLimit, decision.FrontendNone), ops, nil, nil
 	}
-	f := form.New(req, form.Options{SessionMemory: c.memory && !noSession})
+	opts := form.Options{SessionMemory: c.memory && !noSession}
+	if p.c.RuleNote != nil {
+		opts.RuleNote = func(a form.Answer) string { return p.c.RuleNote(req, a) }
+	}
+	f := form.New(req, opts)
 	c.form = f
 	if p.c.Answers != nil {
 		if e, ok := p.c.Answers.Match(req); ok {

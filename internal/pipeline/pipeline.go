@@ -89,6 +89,9 @@ type Config struct {
 	// the wait for the prompt turn: what asking needs and a decision
 	// without a person does not (cmd's signal handlers) is ready then.
 	BeforeAsking func()
+	// RuleNote, when set, says in the rule stage who keeps the rule an
+	// answer would save (form.Options.RuleNote).
+	RuleNote func(*decision.Request, form.Answer) string
 }
 
 // Record is what the record step sees of one decision.
