@@ -89,10 +89,13 @@ func runAsk(s streams, o *askOptions) error {
 // oneShot is the pipeline of a helper that decides one request, and its
 // context, which the signals that end a helper cancel once installed
 // (onSignals): asking a person waits for them.
-func oneShot(s streams, set settings.Settings, verbose bool) (context.Context, func(), *pipeline.Pipeline) {
+func oneShot(s streams, set settings.Settings, verbose bool, tune ...func(*pipeline.Config)) (context.Context, func(), *pipeline.Pipeline) {
 	ctx, stop, armed := onSignals(context.Background())
 	c := pipelineConfig(s, set, verbose)
 	c.BeforeAsking = armed
+	for _, t := range tune {
+		t(&c)
+	}
 	return ctx, stop, pipeline.New(c)
 }
 

@@ -2,20 +2,23 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/hook"
 	"github.com/askperm/askperm/internal/pipeline"
 	"github.com/askperm/askperm/internal/settings"
 )
 
-// exitBlock is the exit status that makes an agent's hook block the call:
-// any other non-zero status lets the tool run. A panic outside the
-// pipeline (which turns its own into denies) exits 2 as well, Go's status
-// for a crash, so a crash blocks too.
+// exitBlock is the exit status that makes an agent's PreToolUse hook block
+// the call: any other non-zero status lets the tool run. A panic outside
+// the pipeline (which turns its own into denies) exits 2 as well, Go's
+// status for a crash, so a crash blocks too.
 const exitBlock = 2
 
 // hookTimeout is a hook's deadline unless --timeout says otherwise:
@@ -25,12 +28,23 @@ const hookTimeout = 50 * time.Second
 
 func newHook(s streams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "hook",
+		Use:   "hook AGENT",
 		Short: "Answer an agent's permission hook",
+		// A missing or mistyped agent must not pass for an answer: help
+		// and exit 0 would leave every call to the agent's own rules.
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{code: exitBlock, err: fmt.Errorf("hook: no agent %q (claude-code or codex); blocked", args[0])}
+			}
+			return nil
+		},
+		RunE: func(*cobra.Command, []string) error {
+			return &exitError{code: exitBlock, err: errors.New("hook: name the agent (askperm hook claude-code or askperm hook codex); blocked")}
+		},
 	}
 	c.AddCommand(
-		newAgentHook(s, hook.ClaudeCode, "Answer a Claude Code PreToolUse or PermissionRequest hook (exit 2 blocks on any failure)"),
-		newAgentHook(s, hook.Codex, "Answer a Codex PermissionRequest hook (exit 2 blocks on any failure)"))
+		newAgentHook(s, hook.ClaudeCode, "Answer a Claude Code PreToolUse or PermissionRequest hook (fails closed: a deny answer, or exit 2)"),
+		newAgentHook(s, hook.Codex, "Answer a Codex PermissionRequest hook (fails closed: a deny answer, or exit 2)"))
 	return c
 }
 
@@ -41,7 +55,7 @@ func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
 		Short: short,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return blocked(fmt.Errorf("unexpected arguments %q", args))
+				return failHook(s, agent, nil, fmt.Errorf("unexpected arguments %q", args))
 			}
 			return nil
 		},
@@ -51,38 +65,62 @@ func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
 		},
 	}
 	registerDeciding(c, &o.Flags, &o.verbose)
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return blocked(err) })
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return failHook(s, agent, nil, err) })
 	return c
 }
 
-// blocked is an error that blocks the agent's call.
-func blocked(err error) error {
-	return &exitError{code: exitBlock, err: fmt.Errorf("blocked: %w", err)}
+// failHook ends a hook that could not decide, fail-closed for the event it
+// serves: a PermissionRequest gets a deny answer on stdout and exit 0, as
+// an exit status there only hands the question to the next approver; any
+// other event gets the blocking exit status. An event that cannot be told
+// gets both: the deny, which is safe to print as the agents read no answer
+// on exit 2, and exit 2. payload is nil when it was not read yet: it is
+// read then, to learn the event.
+func failHook(s streams, agent hook.Agent, payload []byte, err error) error {
+	if payload == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
+		payload, _ = pipeline.Read(ctx, s.in, settings.DefaultMaxRequest)
+		cancel()
+	}
+	err = fmt.Errorf("blocked: %w", err)
+	event := hook.Event(payload)
+	deny, ok := agent.Deny(event, "askperm: "+err.Error())
+	if !ok && event == "" {
+		deny, _ = agent.Deny("PermissionRequest", "askperm: "+err.Error())
+	}
+	if deny != nil {
+		if _, werr := s.decision.Write(deny); werr == nil && ok {
+			return &exitError{code: exitOK, err: err}
+		}
+	}
+	return &exitError{code: exitBlock, err: err}
 }
 
 func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
 	set, err := settings.Resolve(o.Flags, s.getenv)
 	if err != nil {
-		return blocked(err)
+		return failHook(s, agent, nil, err)
 	}
 	if o.Timeout == "" {
 		set.Timeout = min(set.Timeout, hookTimeout)
 	}
 	awayFromAgent(&set)
-	ctx, stop, p := oneShot(s, set, o.verbose)
+	ctx, stop, p := oneShot(s, set, o.verbose, func(c *pipeline.Config) {
+		c.RuleNote = func(req *decision.Request, a form.Answer) string { return agent.RuleNote(req, a) }
+	})
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, set.Timeout, pipeline.ErrTimeout)
 	defer cancel()
 	payload, err := pipeline.Read(ctx, s.in, set.MaxRequest)
 	if err != nil {
-		return blocked(err)
+		return failHook(s, agent, []byte{}, err)
 	}
 	answer, err := agent.Answer(ctx, p, payload)
 	if err != nil {
-		return blocked(err)
+		return failHook(s, agent, payload, err)
 	}
 	if _, err := s.decision.Write(answer); err != nil {
-		return blocked(fmt.Errorf("writing the answer: %w", err))
+		return &exitError{code: exitBlock, err: fmt.Errorf("blocked: writing the answer: %w", err)}
 	}
 	return nil
 }

@@ -12,10 +12,38 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/hook"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
 )
+
+// claudeCopies says where Claude Code keeps a copy of rule id (of every
+// rule, with all), which forgetting the rule leaves in place.
+func claudeCopies(st *state.Store, id uint64, all bool) []string {
+	rules, err := st.Rules(time.Now())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range rules {
+		kinds := make([]decision.ScopeKind, len(r.Dimensions))
+		for i, d := range r.Dimensions {
+			kinds[i] = d.Kind
+		}
+		if c, ok := hook.ClaudeCopyOf(r.Decision, r.Server, r.Tool, kinds, r.WorkdirScope, r.Expires == 0); ok && (all || r.ID == id) {
+			out = append(out, fmt.Sprintf("rule %d: Claude Code may keep a copy, its rule %s in %s: remove it there too (/permissions)", r.ID, form.Line(c.Rule), c.Settings))
+		}
+	}
+	return out
+}
+
+func warnAll(s streams, lines []string) {
+	for _, l := range lines {
+		warn(s.errOut, l)
+	}
+}
 
 // memoryOptions are the flags of the commands that list and forget what
 // askperm remembers.
@@ -73,12 +101,14 @@ func newRules(s streams) *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			copies := claudeCopies(st, id, o.all)
 			if o.all {
 				n, err := st.ForgetAll()
 				if err != nil {
 					return &exitError{code: exitInternal, err: err}
 				}
 				warn(s.errOut, fmt.Sprintf("forgot %d rules", n))
+				warnAll(s, copies)
 				return nil
 			}
 			found, err := st.Forget(id)
@@ -89,6 +119,7 @@ func newRules(s streams) *cobra.Command {
 				return usage("rules forget: no rule %d", id)
 			}
 			warn(s.errOut, fmt.Sprintf("forgot rule %d", id))
+			warnAll(s, copies)
 			return nil
 		},
 	}
