@@ -42,6 +42,9 @@ func newHook(s streams) *cobra.Command {
 			return &exitError{code: exitBlock, err: errors.New("hook: name the agent (askperm hook claude-code or askperm hook codex); blocked")}
 		},
 	}
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitBlock, err: fmt.Errorf("hook: %w (name the agent first: askperm hook claude-code or askperm hook codex); blocked", err)}
+	})
 	c.AddCommand(
 		newAgentHook(s, hook.ClaudeCode, "Answer a Claude Code PreToolUse or PermissionRequest hook (fails closed: a deny answer, or exit 2)"),
 		newAgentHook(s, hook.Codex, "Answer a Codex PermissionRequest hook (fails closed: a deny answer, or exit 2)"))
