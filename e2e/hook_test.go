@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 )
 
 // claudePayload is a Claude Code hook payload of testdata/hooks.
@@ -193,9 +196,9 @@ func TestCodexHookGolden(t *testing.T) {
 			t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and no answer", r.code, r.stdout, r.stderr)
 		}
 	})
-	// Codex's PermissionRequest fails closed by a deny answer, the
-	// decision its hook output schema defines: exit 2 is not documented
-	// as a block there.
+	// Codex denies a PermissionRequest on a deny answer, and on exit 2
+	// with a reason on stderr: askperm answers the deny, as for Claude
+	// Code, and adds exit 2 only when the event cannot be told.
 	for name, tc := range map[string]struct {
 		payload string
 		args    []string
@@ -281,6 +284,62 @@ func TestClaudeHookBindsFlags(t *testing.T) {
 			if r.code != 0 || r.stdout != "" {
 				t.Errorf("%s: the call with %s was decided by memory: %s", answer, flag, r.stdout)
 			}
+		}
+	}
+}
+
+// TestClaudeHookRuleStageSaysWhoKeeps: the rule stage of a Bash
+// allow-always says askperm alone keeps the rule, and Claude Code is then
+// given none.
+func TestClaudeHookRuleStageSaysWhoKeeps(t *testing.T) {
+	s := preparePTY(t, claudePayload(t, "permissionrequest-bash.json"), memoryEnv("TERM=dumb"),
+		"hook", "claude-code", "--frontend", "line", "--tty", "/dev/tty", "--timeout", "20s")
+	if err := pty.Setsize(s.ptm, &pty.Winsize{Rows: 24, Cols: 250}); err != nil {
+		t.Fatal(err)
+	}
+	s.start()
+	lineAnswer(s, "Answer [", 1, "a")
+	lineAnswer(s, "Scope [1-2] (", 1, "")
+	lineAnswer(s, "Workdir [1-2] (", 1, "")
+	lineAnswer(s, "Lifetime [1-3] (", 1, "")
+	s.waitFor(`with Sandbox disabled [dangerouslyDisableSandbox] exactly "false", with In the background [run_in_background] exactly "false", in workdir "/home/user/demo", until removed —`)
+	s.waitFor("Save this rule? ")
+	if text := strings.ReplaceAll(s.text(), "\r\n    ", " "); !strings.Contains(text, "until removed — askperm alone keeps it: Claude Code is given no rule of its own") {
+		t.Errorf("the rule stage does not say who keeps the rule:\n%s", text)
+	}
+	lineAnswer(s, "Save this rule? ", 1, "save")
+	if r := s.wait(); r.code != 0 || strings.TrimSpace(r.stdout) != hookAllow {
+		t.Fatalf("exit %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRulesForgetNamesClaudeCopy: forgetting a rule Claude Code may hold a
+// copy of (an allow of every value of every dimension, forever) says
+// which rule and where; forgetting any other says nothing of Claude Code.
+func TestRulesForgetNamesClaudeCopy(t *testing.T) {
+	env := memoryEnv()
+	anyReq := `{"server":"db","tool":"query","action":"exec","dimensions":[{"name":"sql","value":"select 1","scopes":[{"label":"any","match":"*","kind":"any"}]}]}`
+	exactReq := `{"server":"db","tool":"insert","action":"exec","dimensions":[{"name":"sql","value":"select 2","scopes":[{"label":"this","match":"select 2","kind":"exact"}]}]}`
+	for _, req := range []string{anyReq, exactReq} {
+		if r := runPipe(t, []byte(req), env, "--answer", "allow-always"); r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+	}
+	var rules []struct {
+		ID         uint64
+		Dimensions []struct{ Kind string }
+	}
+	if err := json.Unmarshal([]byte(runIn(t, env, "rules", "list", "--json")), &rules); err != nil || len(rules) != 2 {
+		t.Fatalf("rules: %v, %v", rules, err)
+	}
+	for _, rule := range rules {
+		r := runPipe(t, nil, env, "rules", "forget", fmt.Sprint(rule.ID))
+		want := ""
+		if rule.Dimensions[0].Kind == "any" {
+			want = fmt.Sprintf("askperm: rule %d: Claude Code may keep a copy, its rule mcp__db__query in ~/.claude/settings.json: remove it there too (/permissions)\n", rule.ID)
+		}
+		if got := strings.SplitAfterN(r.stderr, "\n", 2); r.code != 0 || len(got) != 2 || got[1] != want {
+			t.Errorf("%s rule: exit %d, stderr %q; want after the first line %q", rule.Dimensions[0].Kind, r.code, r.stderr, want)
 		}
 	}
 }

@@ -58,6 +58,17 @@ func TestRuleSummary(t *testing.T) {
 	}
 }
 
+// The note of who keeps the rule ends the sentence, for the answer being
+// chosen.
+func TestRuleSummaryNote(t *testing.T) {
+	f := New(writeReq(), Options{RuleNote: func(a Answer) string { return "kept by " + string(a.Choice) }})
+	a := f.Defaults()
+	a.Choice = DenyAlways
+	if got := f.RuleSummary(a); !strings.HasSuffix(got, ", until removed — kept by deny-always") {
+		t.Errorf("got %s", got)
+	}
+}
+
 func TestRuleQuestions(t *testing.T) {
 	f := New(writeReq(), Options{})
 	a := f.Defaults()

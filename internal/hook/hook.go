@@ -83,7 +83,7 @@ var keyArguments = map[string][]string{
 // although its key arguments are the same: a fact of every call, its value
 // absent when the call leaves it out, so that a rule or session approval
 // of a call without it never covers one with it.
-type flag struct{ name, absent string }
+type flag struct{ name, label, absent string }
 
 // flags are, per built-in tool, its flags. Bash: dangerouslyDisableSandbox
 // runs the command outside the sandbox, run_in_background lets it outlive
@@ -96,7 +96,7 @@ type flag struct{ name, absent string }
 // and limit and the search tools' filters (glob, type, output_mode,
 // context lines: they only narrow what the bound path and pattern read).
 var flags = map[string][]flag{
-	"Bash": {{"dangerouslyDisableSandbox", "false"}, {"run_in_background", "false"}},
+	"Bash": {{"dangerouslyDisableSandbox", "Sandbox disabled", "false"}, {"run_in_background", "In the background", "false"}},
 }
 
 // Built-in tools by what they do; any other tool is destructive (MCP's
@@ -192,7 +192,7 @@ func (a Agent) Request(toolName string, toolInput json.RawMessage, workdir, sess
 				}
 				value = string(c)
 			}
-			req.Dimensions = append(req.Dimensions, describe.Exact(req, f.name, f.name, value))
+			req.Dimensions = append(req.Dimensions, describe.Exact(req, f.name, f.label, value))
 		}
 	}
 	req.Arguments = toolInput // rules and the person see every argument
@@ -312,8 +312,10 @@ func (a Agent) answer(event string, req *decision.Request, d decision.Decision) 
 
 // Deny is the answer that denies a call of a hook event with message, for
 // a hook that failed: the PermissionRequest deny, which Claude Code and
-// Codex both obey (an exit status there only hands the question on);
-// false for another event, whose failure is the blocking exit status.
+// Codex both obey (Claude Code hands a PermissionRequest hook that exits 2
+// on to the next approver, which may allow; Codex reads exit 2 with a
+// reason on stderr as a deny, and the deny answer alike); false for
+// another event, whose failure is the blocking exit status.
 func (a Agent) Deny(event, message string) ([]byte, bool) {
 	if event != permissionRequest || !slices.Contains(a.events, event) {
 		return nil, false

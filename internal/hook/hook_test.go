@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 )
 
 func TestMCPTool(t *testing.T) {
@@ -263,5 +264,31 @@ func TestEvent(t *testing.T) {
 		if got := Event([]byte(payload)); got != want {
 			t.Errorf("Event(%s) = %q, want %q", payload, got, want)
 		}
+	}
+}
+
+// TestRuleNote: the rule stage says askperm alone keeps a rule Claude Code
+// is given no copy of, and names the copy when it is given one.
+func TestRuleNote(t *testing.T) {
+	req, err := ClaudeCode.Request("mcp__db__query", json.RawMessage(`{"sql":"select 1"}`), "/p", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans := form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"arguments": req.Dimensions[0].Value},
+		WorkdirScope: decision.WorkdirSelected, Lifetime: decision.LifetimeIndefinite}
+	if got, want := ClaudeCode.RuleNote(req, ans), "askperm alone keeps it: Claude Code is given no rule of its own"; got != want {
+		t.Errorf("exact arguments: %q, want %q", got, want)
+	}
+	req.Dimensions[0].Scopes = append(req.Dimensions[0].Scopes, decision.Scope{Match: "*", Kind: decision.KindAny})
+	ans.Scopes["arguments"] = "*"
+	if got, want := ClaudeCode.RuleNote(req, ans), "Claude Code keeps a copy too: its rule mcp__db__query in the project's .claude/settings.local.json"; got != want {
+		t.Errorf("any arguments: %q, want %q", got, want)
+	}
+	if got := Codex.RuleNote(req, ans); got != "askperm alone keeps it: Codex is given no rule of its own" {
+		t.Errorf("Codex: %q", got)
+	}
+	ans.Choice = form.DenyAlways
+	if got := ClaudeCode.RuleNote(req, ans); !strings.HasPrefix(got, "askperm alone") {
+		t.Errorf("deny: %q", got)
 	}
 }
