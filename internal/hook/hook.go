@@ -5,7 +5,8 @@
 //
 // A hook that fails must block, never let the call run: every payload or
 // outcome that is not a decision is an error, which the command turns into
-// the agent's blocking exit status.
+// what the event obeys: a deny answer for PermissionRequest (Deny), the
+// agent's blocking exit status for PreToolUse.
 package hook
 
 import (
@@ -272,9 +273,10 @@ type claudePermission struct {
 	Destination string       `json:"destination"`
 }
 
+// claudeRule is a rule of Claude Code's: askperm gives only a tool's name
+// (ClaudeCopyOf), never rule content.
 type claudeRule struct {
-	ToolName    string `json:"toolName"`
-	RuleContent string `json:"ruleContent,omitempty"`
+	ToolName string `json:"toolName"`
 }
 
 // answer is the hook's answer to decision d of req, or nil when nobody
@@ -335,30 +337,29 @@ func Event(payload []byte) string {
 	if json.Unmarshal(payload, &in) == nil {
 		return in.HookEventName
 	}
-	// Not JSON as a whole: a top-level member is still told by a decoder
-	// walking the object up to where it breaks.
+	// Not JSON as a whole: the top-level members before it breaks still
+	// tell the event, unless they name two.
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
+	event := ""
 	for dec.More() {
 		k, err := dec.Token()
-		if err != nil {
-			return ""
-		}
 		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return ""
+		if err != nil || dec.Decode(&v) != nil {
+			break
 		}
-		if k == "hook_event_name" {
-			var name string
-			if json.Unmarshal(v, &name) != nil {
-				return ""
-			}
-			return name
+		var name string
+		switch {
+		case k != "hook_event_name":
+		case json.Unmarshal(v, &name) != nil || event != "" && name != event:
+			return ""
+		default:
+			event = name
 		}
 	}
-	return ""
+	return event
 }
 
 // Reason is what the agent reads of a decision.

@@ -260,6 +260,8 @@ func TestEvent(t *testing.T) {
 		`[1]`:                   "",
 		``:                      "",
 		`{"hook_event_name":7}`: "",
+		`{"hook_event_name":"PermissionRequest","hook_event_name":"PreToolUse","x":`:    "",
+		`{"hook_event_name":"PermissionRequest","hook_event_name":"PermissionRequest",`: "PermissionRequest",
 	} {
 		if got := Event([]byte(payload)); got != want {
 			t.Errorf("Event(%s) = %q, want %q", payload, got, want)
