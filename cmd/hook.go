@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
@@ -78,9 +79,10 @@ func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
 // other event gets the blocking exit status. An event that cannot be told
 // gets both: the deny, which is safe to print as the agents read no answer
 // on exit 2, and exit 2. payload is nil when it was not read yet: it is
-// read then, to learn the event.
+// read then, to learn the event, unless stdin is a terminal (a person
+// trying the command, no agent).
 func failHook(s streams, agent hook.Agent, payload []byte, err error) error {
-	if payload == nil {
+	if payload == nil && !isatty.IsTerminal(s.in.Fd()) {
 		ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
 		payload, _ = pipeline.Read(ctx, s.in, settings.DefaultMaxRequest)
 		cancel()
