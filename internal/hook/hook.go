@@ -352,7 +352,7 @@ func Event(payload []byte) string {
 		}
 		var name string
 		switch {
-		case k != "hook_event_name":
+		case !strings.EqualFold(fmt.Sprint(k), "hook_event_name"): // as json.Unmarshal matches names
 		case json.Unmarshal(v, &name) != nil || event != "" && name != event:
 			return ""
 		default:

@@ -294,3 +294,19 @@ func TestRuleNote(t *testing.T) {
 		t.Errorf("deny: %q", got)
 	}
 }
+
+// FuzzEvent: a payload that is JSON is told by the event it names, as
+// the full parse reads it (names matched as json.Unmarshal does).
+func FuzzEvent(f *testing.F) {
+	f.Add([]byte(`{"hook_event_name":"PermissionRequest","tool_input":{}}`))
+	f.Add([]byte(`{"a":[1,{"hook_event_name":"PreToolUse"}],"hook_event_name":"PermissionRequest","b":`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		got := Event(payload)
+		var in struct {
+			HookEventName string `json:"hook_event_name"`
+		}
+		if json.Unmarshal(payload, &in) == nil && got != in.HookEventName {
+			t.Fatalf("Event(%q) = %q, the parse reads %q", payload, got, in.HookEventName)
+		}
+	})
+}
