@@ -78,16 +78,18 @@ func TestDescribeReferenceTools(t *testing.T) {
 	}
 }
 
-// For generated calls: the request is valid, every scope covers the call
-// the person sees, none covers every value, and a words scope is offered
-// only for a command without shell syntax.
+// For generated calls (no arguments, long ones): the request is valid and
+// has a dimension, every scope covers the call the person sees, none
+// covers every value, and a words scope is offered only for a command
+// without shell syntax.
 func TestDescribeProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	pieces := []string{"/home/a/p", "/tmp", "/", "a", "b c", "..", "x;y", "$(id)", "https://h.example", "http://h:8080/x", "go", "test", " ", "|", "\n", "é", "`"}
+	pieces := []string{"/home/a/p", "/tmp", "/", "a", "b c", "..", "x;y", "$(id)", "https://h.example", "http://h:8080/x", "go", "test", " ", "|", "\n", "é", "`",
+		strings.Repeat("z", decision.MaxLineBytes/2)}
 	names := append(append([]string{"other", "query", "content"}, pathNames...), commandNames...)
 	for i := range 3000 {
 		args := map[string]string{}
-		for range 1 + rng.IntN(3) {
+		for range rng.IntN(4) {
 			var v strings.Builder
 			for range 1 + rng.IntN(5) {
 				v.WriteString(pieces[rng.IntN(len(pieces))])
@@ -100,7 +102,10 @@ func TestDescribeProperties(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, _, err := decision.EncodeRequest(req); err != nil {
-			t.Fatalf("call %d %s: invalid request: %v", i, raw, err)
+			t.Fatalf("call %d %.300s: invalid request: %v", i, raw, err)
+		}
+		if len(req.Dimensions) == 0 {
+			t.Fatalf("call %d %.300s: no dimension", i, raw)
 		}
 		for _, d := range req.Dimensions {
 			for _, s := range d.Scopes {
