@@ -118,7 +118,7 @@ func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
 	defer cancel()
 	payload, err := pipeline.Read(ctx, s.in, set.MaxRequest)
 	if err != nil {
-		return failHook(s, agent, []byte{}, err)
+		return failHook(s, agent, append([]byte{}, payload...), err) // what was read tells the event
 	}
 	answer, err := agent.Answer(ctx, p, payload)
 	if err != nil {

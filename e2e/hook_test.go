@@ -91,6 +91,7 @@ func TestClaudeHookFailsClosed(t *testing.T) {
 		{"bad timeout", pre, []string{"--timeout", "soon"}, "blocked"},
 		{"a tool name no request can hold", strings.Replace(pre, `"tool_name":"Bash"`, `"tool_name":"`+strings.Repeat("B", 5000)+`"`, 1), []string{"--answer", "allow-once"}, "cannot be asked about"},
 		{"payload broken after the event", pre[:strings.Index(pre, `"tool_input"`)+5], []string{"--answer", "allow-once"}, "not a Claude Code hook payload"},
+		{"payload over --max-request", strings.Replace(pre, `"command":"`, `"command":"`+strings.Repeat("x", 4096), 1), []string{"--answer", "allow-once", "--max-request", "2KiB"}, "larger than"},
 	}
 	for _, tc := range failures {
 		t.Run("PreToolUse "+tc.name, func(t *testing.T) {

@@ -12,7 +12,10 @@ import (
 
 // Read reads a whole request (or an agent's hook payload) from r: everything up to EOF, at most
 // max bytes, before ctx ends. A caller that never closes its end gets an
-// error when ctx ends, never an answer to a half-read request.
+// error when ctx ends, never an answer to a half-read request. With an
+// error come the bytes read so far, where there are any: a hook must still
+// tell the event of a payload it cannot take, to fail closed in that
+// event's terms.
 //
 // A pipe, socket or terminal is read through the runtime poller, so that
 // the read ends with ctx and nothing is left behind; other readers are read
@@ -25,7 +28,7 @@ func Read(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
 			defer stop()
 			b, err := readAll(pf, max, sizeHint(f))
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("request not fully read: %w", context.Cause(ctx))
+				return b, fmt.Errorf("request not fully read: %w", context.Cause(ctx))
 			}
 			return checkRead(b, err, max)
 		}
@@ -111,10 +114,10 @@ func sizeHint(f *os.File) int64 {
 
 func checkRead(b []byte, err error, max int64) ([]byte, error) {
 	if err != nil {
-		return nil, fmt.Errorf("reading the request: %w", err)
+		return b, fmt.Errorf("reading the request: %w", err)
 	}
 	if int64(len(b)) > max {
-		return nil, tooLarge(max)
+		return b, tooLarge(max)
 	}
 	return b, nil
 }
