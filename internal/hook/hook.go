@@ -225,9 +225,9 @@ func mcpTool(name string) (server, tool string, ok bool) {
 func annotations(tool string) *decision.Annotations {
 	switch {
 	case slices.Contains(readers, tool):
-		return &decision.Annotations{ReadOnlyHint: new(true)}
+		return &decision.Annotations{ReadOnlyHint: new(true), OpenWorldHint: new(false)}
 	case slices.Contains(writers, tool):
-		return &decision.Annotations{DestructiveHint: new(false)}
+		return &decision.Annotations{DestructiveHint: new(false), OpenWorldHint: new(false)}
 	case slices.Contains(network, tool):
 		return &decision.Annotations{DestructiveHint: new(false), OpenWorldHint: new(true)}
 	}

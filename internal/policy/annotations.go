@@ -35,11 +35,12 @@ func (c *compiler) annotation(at annotationTOML) (annotation, error) {
 
 // opinion is the mode's opinion of a tool with annotations a (the tool's
 // own claims: nothing is allowed on them unless a mode says so). A tool
-// that says it reaches the outside world (openWorldHint) is never taken
-// for read-only, whatever else it says: what it reads there, it can send
-// there (a fetched URL carries its query).
+// that may reach the outside world is never taken for read-only, whatever
+// else it says: what it reads there, it can send there (a fetched URL
+// carries its query). As in MCP, a tool reaches it unless it says
+// otherwise (openWorldHint false).
 func (an annotation) opinion(a *decision.Annotations) Verdict {
-	openWorld := a != nil && a.OpenWorldHint != nil && *a.OpenWorldHint
+	openWorld := a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint
 	readOnly := a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint && !openWorld
 	destructive := a != nil && a.DestructiveHint != nil && *a.DestructiveHint
 	switch an.mode {

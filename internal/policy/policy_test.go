@@ -156,10 +156,12 @@ func TestAnnotationModes(t *testing.T) {
 		noSession         bool
 	}{
 		{"auto", `"destructiveHint":true,"readOnlyHint":true`, "prompt", false},
-		{"auto", `"readOnlyHint":true`, "allow", false},
+		{"auto", `"readOnlyHint":true,"openWorldHint":false`, "allow", false},
+		{"auto", `"readOnlyHint":true`, "prompt", false}, // MCP's default: it may reach the open world
 		{"auto", ``, "prompt", false},
-		{"prompt", `"readOnlyHint":true`, "prompt", true},
-		{"writes", `"readOnlyHint":true`, "allow", false},
+		{"prompt", `"readOnlyHint":true,"openWorldHint":false`, "prompt", true},
+		{"writes", `"readOnlyHint":true,"openWorldHint":false`, "allow", false},
+		{"writes", `"readOnlyHint":true`, "prompt", true},
 		{"writes", `"readOnlyHint":false`, "prompt", true},
 		{"approve", `"destructiveHint":true`, "allow", false},
 	} {
