@@ -27,8 +27,9 @@
 // An approval binds to one exact call: ApprovalFor(CallOf(req)) records it,
 // and Approval.Covers reports whether a later call is that call (same
 // session, run, tool, source and policy revision, and the same arguments by
-// ArgumentsDigest, however they are written); SessionCovers is its form for
-// session memory. Scope.Covers reports whether a persistent rule's scope
+// ArgumentsDigest, however they are written). SessionApprovalOf and
+// SessionCovers are session memory's binding, the only one: the call
+// without its run, and everything else the person was shown. Scope.Covers reports whether a persistent rule's scope
 // covers a later value; CompileGlob compiles a glob once for many values,
 // for scopes of kind glob and the matchers of answers and rules files, and
 // none of its wildcards ever matches one of CommandStarters.

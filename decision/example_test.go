@@ -121,9 +121,20 @@ func ExampleApprovalFor() {
 
 	call = decision.CallOf(req)
 	call.RunID = "r2"
-	fmt.Println("next run:", approval.Covers(call), "same session:", approval.SessionCovers(call))
+	fmt.Println("next run:", approval.Covers(call))
+
+	// A session approval spans runs, and binds all the person was shown.
+	session, _ := decision.SessionApprovalOf(req)
+	req.RunID = "r2"
+	next, _ := decision.SessionApprovalOf(req)
+	fmt.Println("same session, next run:", session.SessionCovers(next))
+	req.Server = "prod"
+	prod, _ := decision.SessionApprovalOf(req)
+	fmt.Println("same session, other server:", session.SessionCovers(prod))
 	// Output:
 	// written differently: true
 	// other arguments: false
-	// next run: false same session: true
+	// next run: false
+	// same session, next run: true
+	// same session, other server: false
 }

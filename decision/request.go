@@ -150,6 +150,11 @@ type Dimension struct {
 	Value   string
 	Scopes  []Scope
 	Default int // index into Scopes of the preselected scope
+	// Resolved is not part of the request: the caller that may touch the
+	// disk sets it to Value's path with symlinks resolved, when Value is
+	// an absolute path that resolves elsewhere ("" otherwise). Scopes
+	// judge both (Scope.Allows, Scope.Denies).
+	Resolved string
 }
 
 // Scope is one way a persistent rule may cover later values of a dimension.

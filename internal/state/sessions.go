@@ -2,8 +2,6 @@ package state
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,8 +13,8 @@ import (
 )
 
 // SessionApproval is an "allow for this session" of one exact call
-// (protocol section 5): the session, tool, source, argument digest and
-// policy revision it binds, and when it was last used.
+// (protocol section 6): the call and all it showed, as
+// decision.SessionApprovalOf binds them, and when it was last used.
 type SessionApproval struct {
 	Approval decision.Approval `json:"approval"`
 	Created  int64             `json:"created"`
@@ -36,42 +34,18 @@ type Session struct {
 	key      []byte
 }
 
-// SessionOf binds req for session memory; false when req has no session
-// or its arguments cannot be digested.
+// SessionOf binds req for session memory (decision.SessionApprovalOf);
+// false when req has no session or its arguments cannot be digested.
 func SessionOf(req *decision.Request) (Session, bool) {
-	if req.SessionID == "" {
-		return Session{}, false
-	}
-	digest, err := decision.ArgumentsDigest(req.Arguments)
+	a, err := decision.SessionApprovalOf(req)
 	if err != nil {
 		return Session{}, false
 	}
-	a := decision.Approval{SessionID: req.SessionID, Tool: req.Tool, Source: req.Source, PolicyRevision: req.PolicyRevision, ArgumentsSHA256: digest}
 	// One key per bound call: the session first, so that a session's
-	// approvals sit together; the rest hashed (each part length-prefixed
-	// by JSON, so that no two calls share a key). Beside the protocol's
-	// binding, the key holds what the person saw of the call (its action,
-	// each dimension's value, the workdir): an approval never covers a
-	// request that shows something else, even with the same arguments.
-	parts := []string{a.Tool, a.Source, a.PolicyRevision, a.ArgumentsSHA256, req.Action}
-	for _, d := range req.Dimensions {
-		parts = append(parts, d.Name, d.Value)
-	}
-	if req.Workdir != nil {
-		parts = append(parts, "workdir", req.Workdir.Value)
-	}
-	rest, _ := json.Marshal(parts)
-	sum := sha256.Sum256(rest)
-	return Session{approval: a, key: []byte(a.SessionID + "\x00" + hex.EncodeToString(sum[:]))}, true
-}
-
-// covers reports whether a stored approval covers the call bound by
-// sess: decision.Approval.SessionCovers, with the digest sess already
-// holds instead of digesting the arguments again.
-func (sess Session) covers(stored decision.Approval) bool {
-	a := sess.approval
-	return stored.SessionID != "" && stored.SessionID == a.SessionID && stored.Tool == a.Tool && stored.Source == a.Source &&
-		stored.PolicyRevision == a.PolicyRevision && stored.ArgumentsSHA256 == a.ArgumentsSHA256
+	// approvals sit together, then the digest of all the call showed.
+	// The key only finds the approval; decision.Approval.SessionCovers
+	// decides whether it covers the call.
+	return Session{approval: a, key: []byte(a.SessionID + "\x00" + a.Shown)}, true
 }
 
 // ApproveSession remembers req's exact call for its session.
@@ -149,7 +123,7 @@ func (tx *Tx) SessionApproved(sess Session, now time.Time, idle time.Duration) (
 	if err := json.Unmarshal(v, &a); err != nil {
 		return false, fmt.Errorf("%w: session approval: %v", ErrCorrupt, err)
 	}
-	if a.idleExpired(now, idle) || !sess.covers(a.Approval) {
+	if a.idleExpired(now, idle) || !a.Approval.SessionCovers(sess.approval) {
 		if !tx.tx.Writable() {
 			return false, nil
 		}
