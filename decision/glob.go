@@ -13,11 +13,12 @@ import (
 )
 
 // CommandStarters are the characters that can end a shell command and start
-// another, or splice one in: ; & | $ ` < > newline and carriage return. A
-// glob's wildcards never match them (protocol.md sections 2 and 7), so
-// `go test *` cannot cover `go test x; curl … | sh`; a pattern that means
-// to match one writes it literally.
-const CommandStarters = ";&|$`<>\n\r"
+// another, or splice one in: ; & | $ ` < > ( ) newline and carriage return.
+// A glob's wildcards never match them (protocol.md sections 2 and 8), so
+// `go test *` cannot cover `go test x; curl … | sh`, nor zsh's
+// `go test =(cmd)` and `go test *(e:'cmd':)` or fish's `go test (cmd)`,
+// which run cmd; a pattern that means to match one writes it literally.
+const CommandStarters = ";&|$`<>()\n\r"
 
 // maxExpansion caps the bytes a glob's {alternatives} expand to: each
 // choice multiplies them, and the time to compile and match grows with

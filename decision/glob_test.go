@@ -231,6 +231,21 @@ func TestGlobWildcardsSkipCommandStarters(t *testing.T) {
 	}
 }
 
+// zsh runs the command of =(cmd) and of the glob qualifier *(e:'cmd':),
+// fish that of (cmd): no wildcard matches a parenthesis.
+func TestGlobWildcardsSkipParentheses(t *testing.T) {
+	for _, v := range []string{"go test =(cmd)", "go test *(e:'cmd':)", "go test (cmd)", "go test ./x(y"} {
+		for _, pattern := range []string{"go test *", "go test ?*", "go test [!a]*", "go test {*,x}"} {
+			if Glob(pattern, v) {
+				t.Errorf("%q matches %q", pattern, v)
+			}
+		}
+	}
+	if !Glob(`go test \(*\)`, "go test (x)") {
+		t.Error("a literal parenthesis in the pattern does not match")
+	}
+}
+
 // FuzzGlobGuard: a pattern without a literal command starter never matches
 // a value holding one; on values without one, a compiled glob matches
 // exactly what doublestar matches.
@@ -244,6 +259,8 @@ func FuzzGlobGuard(f *testing.F) {
 		{"x[!-~]y", "x;y"},
 		{"ab**/", "ab"},
 		{`a\*[^/]?`, "a*bc"},
+		{"go test *", "go test =(curl x)"},
+		{"go test *", "go test *(e:'id':)"},
 	} {
 		f.Add(s[0], s[1])
 	}

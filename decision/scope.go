@@ -62,11 +62,11 @@ func dotDots(s string) int {
 }
 
 // shellSyntax is what a value of kind words may not contain: the protocol's
-// list (the command starters, ( ), quotes, backslash), and also glob and
+// list (the command starters, quotes, backslash), and also glob and
 // expansion characters (* ? [ ] { } ~), comments (#), history expansion (!)
 // and ^ (a pipe in the Bourne shell, a glob operator in zsh): each can make
 // the words a shell runs differ from the words shown and matched.
-const shellSyntax = CommandStarters + "()'\"\\*?[]{}~#!^"
+const shellSyntax = CommandStarters + "'\"\\*?[]{}~#!^"
 
 // wordsCover: the value's words start with all of the match's words, and the
 // value is plain words only; an empty match covers nothing.
