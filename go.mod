@@ -26,6 +26,7 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	golang.org/x/text v0.23.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -65,7 +66,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect
 	gotest.tools/gotestsum v1.13.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 tool gotest.tools/gotestsum
