@@ -10,11 +10,12 @@ import (
 
 // Covers reports whether the scope covers value (protocol.md section 2).
 // An unknown kind covers nothing: a rule askperm does not understand must
-// never allow more than the person chose.
+// never allow more than the person chose. Absolute paths are compared in
+// one form, cleaned lexically (PathForm), by every kind but words.
 func (s Scope) Covers(value string) bool {
 	switch s.Kind {
 	case KindExact, "": // exact is the protocol's default kind
-		return value == s.Match
+		return PathForm(value) == PathForm(s.Match)
 	case KindPrefix:
 		return prefixCovers(s.Match, value)
 	case KindGlob:
@@ -25,6 +26,40 @@ func (s Scope) Covers(value string) bool {
 		return true
 	}
 	return false
+}
+
+// Allows reports whether s, in an allow, covers d: both its value and,
+// when set, the path it resolves to (an allow errs narrow).
+func (s Scope) Allows(d Dimension) bool {
+	return s.Covers(d.Value) && (d.Resolved == "" || s.Covers(d.Resolved))
+}
+
+// Denies reports whether s, in a deny, covers d: its value or the path it
+// resolves to (a deny errs wide). For the simple commands of a command
+// line, see Words.
+func (s Scope) Denies(d Dimension) bool {
+	return s.Covers(d.Value) || d.Resolved != "" && s.Covers(d.Resolved)
+}
+
+// Words are the leading words a scope of kind words matches; nil for
+// other kinds or an empty match.
+func (s Scope) Words() []string {
+	if s.Kind != KindWords {
+		return nil
+	}
+	return words(s.Match)
+}
+
+// PathForm is the one form in which a value is compared as a path: an
+// absolute path cleaned lexically (path.Clean: no "." segment, no "//",
+// no ".." but at the root, no trailing '/'), any other value as it is.
+// Symlinks are the caller's to resolve (Dimension.Resolved): decision
+// never touches the disk.
+func PathForm(value string) string {
+	if path.IsAbs(value) {
+		return path.Clean(value)
+	}
+	return value
 }
 
 // prefixCovers: when both are absolute paths, the cleaned value must be the
@@ -38,7 +73,7 @@ func prefixCovers(match, value string) bool {
 		return false
 	}
 	if path.IsAbs(match) && path.IsAbs(value) {
-		m, v := path.Clean(match), path.Clean(value)
+		m, v := PathForm(match), PathForm(value)
 		return m == "/" || v == m || strings.HasPrefix(v, m+"/")
 	}
 	return strings.HasPrefix(value, match) && !climbsOut(match, value)

@@ -15,9 +15,12 @@ func TestScopeCovers(t *testing.T) {
 		want         bool
 	}{
 		{KindExact, "/home/a/p", "/home/a/p", true},
-		{KindExact, "/home/a/p", "/home/a/p/", false},
-		{KindExact, "/home/a/p", "/home/a/./p", false},
-		{"", "ls", "ls", true}, // exact is the default kind
+		{KindExact, "/home/a/p", "/home/a/p/", true}, // one path form
+		{KindExact, "/home/a/p", "/home/a/./p", true},
+		{KindExact, "/home/a/p", "/home/a/q/../p", true},
+		{KindExact, "/home/a/p", "/home/a/q/../../p", false},
+		{KindExact, "p/x", "p/./x", false}, // a relative value is not a path to clean
+		{"", "ls", "ls", true},             // exact is the default kind
 		{"", "ls", "ls -la", false},
 
 		{KindPrefix, "/home/a/p", "/home/a/p", true},

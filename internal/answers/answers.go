@@ -120,7 +120,8 @@ func (e *Entry) check(c *match.Compiler) error {
 func (f *File) Match(req *decision.Request) (Entry, bool) {
 	c := match.NewCache(req)
 	for _, e := range f.Entries {
-		if e.compiled && e.match.Match(c) {
+		// A canned deny errs wide: a path matching in either form.
+		if e.compiled && (e.match.Match(c) || !e.Choice.IsAllow() && e.match.MatchWide(c)) {
 			return e, true
 		}
 	}

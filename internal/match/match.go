@@ -97,15 +97,23 @@ func (c *Compiler) Matcher(s Spec) (Matcher, error) {
 	return m, nil
 }
 
-// Match reports whether every matcher of m matches the cache's request.
-func (m Matcher) Match(c *Cache) bool {
+// Match reports whether every matcher of m matches the cache's request,
+// for an allow: a dimension's path must match in both its forms, as
+// written and resolved (decision.Dimension.Resolved).
+func (m Matcher) Match(c *Cache) bool { return m.match(c, false) }
+
+// MatchWide is Match for a deny (or a question): a dimension's path
+// matches in either of its forms.
+func (m Matcher) MatchWide(c *Cache) bool { return m.match(c, true) }
+
+func (m Matcher) match(c *Cache, wide bool) bool {
 	for i, g := range m.fields {
 		if g.p != nil && !c.Field(Field(i), g) {
 			return false
 		}
 	}
 	for _, d := range m.dims {
-		if !c.dim(d.name, d.Glob) {
+		if r := c.dim(d.name, d.Glob); !r.lexical && !r.resolved || !wide && r.lexical != r.resolved {
 			return false
 		}
 	}
@@ -117,8 +125,13 @@ func (m Matcher) Match(c *Cache) bool {
 type Cache struct {
 	req    *decision.Request
 	fields [4][]int8 // per field, per glob number: 0 not yet, 1 no, 2 yes
-	dims   map[dimKey]bool
+	dims   map[dimKey]dimResult
 }
+
+// dimResult is a glob's result on a dimension's value as written and as
+// resolved (the same when it resolves nowhere else); both false for a
+// missing dimension.
+type dimResult struct{ lexical, resolved bool }
 
 type dimKey struct {
 	id   int
@@ -149,16 +162,21 @@ func (c *Cache) Field(f Field, g Glob) bool {
 	return hits[g.id] == 2
 }
 
-// dim reports whether g matches the value of the request's dimension
-// name; a missing dimension never matches.
-func (c *Cache) dim(name string, g Glob) bool {
+// dim is g's result on the value of the request's dimension name.
+func (c *Cache) dim(name string, g Glob) dimResult {
 	k := dimKey{g.id, name}
 	m, ok := c.dims[k]
 	if !ok {
-		i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
-		m = i >= 0 && g.p.Match(c.req.Dimensions[i].Value)
+		if i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name }); i >= 0 {
+			d := c.req.Dimensions[i]
+			m.lexical = g.p.Match(d.Value)
+			m.resolved = m.lexical
+			if d.Resolved != "" {
+				m.resolved = g.p.Match(d.Resolved)
+			}
+		}
 		if c.dims == nil {
-			c.dims = map[dimKey]bool{}
+			c.dims = map[dimKey]dimResult{}
 		}
 		c.dims[k] = m
 	}

@@ -58,3 +58,25 @@ func TestMatcherErrorsNameTheField(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// A path matches an allow's glob only in both its forms, as written and
+// resolved, and a deny's in either; the three .env spellings are one path.
+func TestMatcherPathForms(t *testing.T) {
+	c := NewCompiler()
+	inProj, _ := c.Matcher(Spec{Dimensions: map[string]string{"path": "/home/a/proj/**"}})
+	env, _ := c.Matcher(Spec{Dimensions: map[string]string{"path": "/home/a/proj/sub/.env"}})
+	escaped := &decision.Request{Dimensions: []decision.Dimension{{Name: "path", Value: "/home/a/proj/lnk/.bashrc", Resolved: "/home/a/.bashrc"}}}
+	if inProj.Match(NewCache(escaped)) || !inProj.MatchWide(NewCache(escaped)) {
+		t.Error("a symlink out of the project: allowed, or not denied")
+	}
+	bashrc, _ := c.Matcher(Spec{Dimensions: map[string]string{"path": "/home/a/.bashrc"}})
+	if !bashrc.MatchWide(NewCache(escaped)) {
+		t.Error("a deny of the resolved path misses its symlinked spelling")
+	}
+	for _, v := range []string{"/home/a/proj/sub/./.env", "/home/a/proj//sub/.env", "/home/a/proj/sub/x/../.env"} {
+		req := &decision.Request{Dimensions: []decision.Dimension{{Name: "path", Value: v}}}
+		if !env.MatchWide(NewCache(req)) || !inProj.Match(NewCache(req)) {
+			t.Errorf("%s: not seen as /home/a/proj/sub/.env", v)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/policy"
+	"github.com/askperm/askperm/internal/realpath"
 	"github.com/askperm/askperm/internal/state"
 )
 
@@ -37,6 +38,7 @@ func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 	if err != nil {
 		return Check{}, invalid{err}
 	}
+	realpath.Resolve(req) // once: every rule and scope judges both forms
 	ops := opinions(p.c.Policy, req)
 	if p.c.Memory != nil {
 		err := p.withStore(ctx, func(s *state.Store) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/policy"
+	"github.com/askperm/askperm/internal/realpath"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
@@ -168,6 +169,7 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 	if err != nil {
 		return Outcome{Err: invalid{err}}
 	}
+	realpath.Resolve(req) // once: every rule and scope judges both forms
 	// The caller's own deadline, in seconds from the start, less a second
 	// so that the answer arrives before it. Converting a float beyond a
 	// Duration's range is undefined in Go: clamp first.

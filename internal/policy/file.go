@@ -324,7 +324,12 @@ func (l *lazyArgs) selected(path pathRef, args any) []any {
 }
 
 func (r *Rule) matches(req *decision.Request, args *lazyArgs) bool {
-	if !r.match.Match(args.Cache) {
+	// A deny or a question errs wide: a path matching in either form.
+	hit := r.match.Match
+	if r.Verdict != Allow {
+		hit = r.match.MatchWide
+	}
+	if !hit(args.Cache) {
 		return false
 	}
 	if len(r.when) == 0 {
