@@ -217,7 +217,7 @@ func writeJSON(w io.Writer, v any) error {
 // writeRules lists rules as a table; request text in them is rendered safe.
 func writeRules(out io.Writer, rules []state.Rule) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tDECISION\tSERVER\tTOOL\tACTION\tSCOPES\tWORKDIR\tGRANTS\tEXPIRES")
+	fmt.Fprintln(w, "ID\tDECISION\tSERVER\tTOOL\tACTION\tSCOPES\tWORKDIR\tGRANTS\tEXPIRES\tORIGIN")
 	for _, r := range rules {
 		var scopes []string
 		for _, d := range r.Dimensions {
@@ -235,10 +235,22 @@ func writeRules(out io.Writer, rules []state.Rule) error {
 		if r.Expires != 0 {
 			expires = time.Unix(r.Expires, 0).Format(time.DateTime)
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Decision, dash(form.Line(r.Server)), dash(form.Line(r.Tool)),
-			form.Line(r.Action), dash(strings.Join(scopes, " ")), dash(workdir), dash(strings.Join(grants, ",")), expires)
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Decision, dash(form.Line(r.Server)), dash(form.Line(r.Tool)),
+			form.Line(r.Action), dash(strings.Join(scopes, " ")), dash(workdir), dash(strings.Join(grants, ",")), expires, originText(r.Origin))
 	}
 	return w.Flush()
+}
+
+// originText says who gave a rule: a person in a frontend, or a canned
+// answer.
+func originText(origin string) string {
+	switch origin {
+	case string(decision.FrontendAnswers):
+		return "canned-answer"
+	case state.OriginUnknown:
+		return origin
+	}
+	return "person/" + form.Line(origin)
 }
 
 func dash(s string) string {

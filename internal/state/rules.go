@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/shell"
 )
 
 // Rule is a remembered always-decision (protocol section 6): what it
@@ -29,8 +30,12 @@ type Rule struct {
 	WorkdirScope string   `json:"workdir_scope,omitempty"`
 	Workdir      string   `json:"workdir,omitempty"`
 	Grants       []string `json:"grants,omitempty"` // an allow covers no other grant
-	Created      int64    `json:"created"`
-	Expires      int64    `json:"expires,omitempty"` // Unix seconds; 0 never
+	// Origin is the frontend that answered: a person's (tui, line,
+	// zenity, yad, pane…) or answers, a canned answer. Rules stored
+	// before it was kept read as OriginUnknown.
+	Origin  string `json:"origin"`
+	Created int64  `json:"created"`
+	Expires int64  `json:"expires,omitempty"` // Unix seconds; 0 never
 }
 
 // Dimension is a rule's scope for one dimension.
@@ -48,7 +53,7 @@ func RuleOf(req *decision.Request, d decision.Decision, now time.Time) (Rule, bo
 	}
 	r := Rule{
 		Decision: d.Decision, Server: req.Server, Tool: req.Tool, Source: req.Source, Action: req.Action,
-		Dimensions: []Dimension{}, WorkdirScope: d.Rule.WorkdirScope, Created: now.Unix(), Expires: d.Rule.Expires,
+		Dimensions: []Dimension{}, WorkdirScope: d.Rule.WorkdirScope, Origin: string(d.Frontend), Created: now.Unix(), Expires: d.Rule.Expires,
 	}
 	for _, dim := range req.Dimensions {
 		match, ok := d.Rule.Scopes[dim.Name]
@@ -74,11 +79,17 @@ func kindOf(s decision.Scope) decision.ScopeKind {
 	return s.Kind
 }
 
+// OriginUnknown is the origin of a rule stored before origins were kept.
+const OriginUnknown = "unknown"
+
 // Covers reports whether r decides req at now: not expired; the same
 // server, tool, source and action; the same dimensions, each value covered
 // by the rule's scope; the same workdir when the rule's is selected (any
 // workdir for all, none when the rule had none); and, for an allow, only
-// grants the rule gives.
+// grants the rule gives. An allow errs narrow and a deny wide: an allow
+// covers a path only when it covers its resolved form too, a deny when it
+// covers either, and a deny of kind words covers a command line when any
+// of its simple commands starts with its words (covers).
 func (r Rule) Covers(req *decision.Request, now time.Time) bool {
 	if r.Expired(now) || r.Server != req.Server || r.Tool != req.Tool || r.Source != req.Source || r.Action != req.Action ||
 		len(r.Dimensions) != len(req.Dimensions) {
@@ -86,7 +97,7 @@ func (r Rule) Covers(req *decision.Request, now time.Time) bool {
 	}
 	for _, d := range r.Dimensions {
 		i := slices.IndexFunc(req.Dimensions, func(rd decision.Dimension) bool { return rd.Name == d.Name })
-		if i < 0 || !(decision.Scope{Match: d.Match, Kind: d.Kind}).Covers(req.Dimensions[i].Value) {
+		if i < 0 || !covers(r.Decision == decision.Deny, decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i]) {
 			return false
 		}
 	}
@@ -100,7 +111,7 @@ func (r Rule) Covers(req *decision.Request, now time.Time) bool {
 			return false
 		}
 	default:
-		if req.Workdir == nil || req.Workdir.Value != r.Workdir {
+		if req.Workdir == nil || decision.PathForm(req.Workdir.Value) != decision.PathForm(r.Workdir) {
 			return false
 		}
 	}
@@ -112,6 +123,26 @@ func (r Rule) Covers(req *decision.Request, now time.Time) bool {
 		}
 	}
 	return true
+}
+
+// covers reports whether scope s of a rule covers dimension d: for an
+// allow (narrow) every reading of its value, for a deny (wide) any, where
+// a command line is also read as its simple commands (internal/shell).
+func covers(deny bool, s decision.Scope, d decision.Dimension) bool {
+	if !deny {
+		return s.Allows(d)
+	}
+	if s.Denies(d) {
+		return true
+	}
+	if want := s.Words(); len(want) > 0 {
+		for _, c := range shell.Split(d.Value).Commands {
+			if c.StartsWith(want) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Expired reports whether r's lifetime ended by now.
@@ -190,6 +221,9 @@ func (tx *Tx) Rules(now time.Time) (rules []Rule, err error) {
 		}
 		if r.Expired(now) {
 			return true, nil
+		}
+		if r.Origin == "" {
+			r.Origin = OriginUnknown
 		}
 		rules = append(rules, r)
 		return false, nil
