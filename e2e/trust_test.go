@@ -131,3 +131,16 @@ func TestWordsDenyCoversShellSyntax(t *testing.T) {
 		t.Errorf("table: %q", table)
 	}
 }
+
+// TestRulesDenyReadsCommands: a rules file's deny of rm -rf * denies a
+// line holding rm -rf among other commands, where a canned answer would
+// otherwise allow it.
+func TestRulesDenyReadsCommands(t *testing.T) {
+	rules := rulesFile(t, "[[rule]]\nname = \"no-rm\"\ndecision = \"deny\"\ntool = \"Bash\"\ndimensions = { command = \"rm -rf *\" }\n")
+	for _, cmd := range []string{"cd / && rm -rf ~", "echo $(rm -rf ~/.ssh)", "true\nrm -rf *"} {
+		d := checkDecision(t, runPipe(t, commandRequest(cmd, "rm -rf"), baseEnv(), "--rules", rules, "--answer", "allow-once").stdout)
+		if d["decision"] != "deny" || d["cause"] != "rule" {
+			t.Errorf("%q: %v", cmd, d)
+		}
+	}
+}

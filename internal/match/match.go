@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/shell"
 )
 
 // Field is a request field a matcher can match.
@@ -103,7 +104,8 @@ func (c *Compiler) Matcher(s Spec) (Matcher, error) {
 func (m Matcher) Match(c *Cache) bool { return m.match(c, false) }
 
 // MatchWide is Match for a deny (or a question): a dimension's path
-// matches in either of its forms.
+// matches in either of its forms, and a value read as a command line
+// matches when one of its simple commands does (shell.Line.Denied).
 func (m Matcher) MatchWide(c *Cache) bool { return m.match(c, true) }
 
 func (m Matcher) match(c *Cache, wide bool) bool {
@@ -113,7 +115,11 @@ func (m Matcher) match(c *Cache, wide bool) bool {
 		}
 	}
 	for _, d := range m.dims {
-		if r := c.dim(d.name, d.Glob); !r.lexical && !r.resolved || !wide && r.lexical != r.resolved {
+		r := c.dim(d.name, d.Glob)
+		switch {
+		case !wide && !(r.lexical && r.resolved):
+			return false
+		case wide && !r.lexical && !r.resolved && !c.command(d.name, d.Glob):
 			return false
 		}
 	}
@@ -126,6 +132,10 @@ type Cache struct {
 	req    *decision.Request
 	fields [4][]int8 // per field, per glob number: 0 not yet, 1 no, 2 yes
 	dims   map[dimKey]dimResult
+	// commands are the wide results on the simple commands of a
+	// dimension's value, read once (lines).
+	commands map[dimKey]bool
+	lines    map[string]shell.Line
 }
 
 // dimResult is a glob's result on a dimension's value as written and as
@@ -160,6 +170,32 @@ func (c *Cache) Field(f Field, g Glob) bool {
 		}
 	}
 	return hits[g.id] == 2
+}
+
+// command reports whether g matches a simple command of the value of the
+// request's dimension name, read as a command line.
+func (c *Cache) command(name string, g Glob) bool {
+	k := dimKey{g.id, name}
+	m, ok := c.commands[k]
+	if ok {
+		return m
+	}
+	if i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name }); i >= 0 {
+		l, ok := c.lines[name]
+		if !ok {
+			l = shell.Split(c.req.Dimensions[i].Value)
+			if c.lines == nil {
+				c.lines = map[string]shell.Line{}
+			}
+			c.lines[name] = l
+		}
+		m = l.Denied(nil, g.p.Match)
+	}
+	if c.commands == nil {
+		c.commands = map[dimKey]bool{}
+	}
+	c.commands[k] = m
+	return m
 }
 
 // dim is g's result on the value of the request's dimension name.

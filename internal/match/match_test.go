@@ -80,3 +80,22 @@ func TestMatcherPathForms(t *testing.T) {
 		}
 	}
 }
+
+// A deny's glob on a command line matches when one of its simple
+// commands does, as written or by its known words; an allow's does not.
+func TestMatchWideReadsCommands(t *testing.T) {
+	c := NewCompiler()
+	rm, _ := c.Matcher(Spec{Dimensions: map[string]string{"command": "rm -rf *"}})
+	for _, v := range []string{"cd / && rm -rf ~", "echo $(rm -rf x)", "'rm' -rf \"$HOME\"", "true; rm -rf $(ls)", "x 'y; rm -rf z"} {
+		req := &decision.Request{Dimensions: []decision.Dimension{{Name: "command", Value: v}}}
+		if !rm.MatchWide(NewCache(req)) {
+			t.Errorf("%q: the deny misses it", v)
+		}
+		if rm.Match(NewCache(req)) {
+			t.Errorf("%q: the allow matches it", v)
+		}
+	}
+	if rm.MatchWide(NewCache(&decision.Request{Dimensions: []decision.Dimension{{Name: "command", Value: "echo rm -rf x"}}})) {
+		t.Error("an argument rm is taken for a command")
+	}
+}

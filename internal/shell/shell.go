@@ -24,6 +24,28 @@ type Command struct {
 	// Opaque says the command holds more than its Words: its text is
 	// not wholly known before it runs.
 	Opaque bool
+	// Text is the command as written, from its first word to its last
+	// (assignments and redirections left out); "" in a rough reading.
+	Text string
+}
+
+// Texts are the readings a deny matches a command by: Text, as written,
+// and its known Words after quote removal, joined by spaces and followed
+// by one when more follows (Opaque), so that a pattern such as `rm -rf *`
+// covers `rm -rf ~`, `'rm' -rf "$HOME"` and `rm -rf $(ls)`. Empty
+// readings are left out.
+func (c Command) Texts() []string {
+	var out []string
+	if c.Text != "" {
+		out = append(out, c.Text)
+	}
+	if known := strings.Join(c.Words, " "); known != "" {
+		if c.Opaque {
+			known += " "
+		}
+		out = append(out, known)
+	}
+	return out
 }
 
 // Line is a command line read as a shell reads it.
@@ -48,7 +70,9 @@ func Split(line string) Line {
 	out := Line{Parsed: true}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-			out.Commands = append(out.Commands, command(call.Args))
+			c := command(call.Args)
+			c.Text = line[call.Args[0].Pos().Offset():call.Args[len(call.Args)-1].End().Offset()]
+			out.Commands = append(out.Commands, c)
 		}
 		return true
 	})
@@ -161,6 +185,26 @@ func rough(line string) Line {
 		out.Commands = append(out.Commands, Command{Words: words[i:], Opaque: true})
 	}
 	return out
+}
+
+// Denied reports whether a deny covers some command of l: a deny of
+// leading words (words non-empty) one whose Words start with them,
+// another one that covers (a glob, an exact value) one of its Texts.
+func (l Line) Denied(words []string, covers func(text string) bool) bool {
+	for _, c := range l.Commands {
+		if len(words) > 0 {
+			if c.StartsWith(words) {
+				return true
+			}
+			continue
+		}
+		for _, t := range c.Texts() {
+			if covers(t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // StartsWith reports whether c's words start with want; an empty want

@@ -91,13 +91,38 @@ const OriginUnknown = "unknown"
 // covers either, and a deny of kind words covers a command line when any
 // of its simple commands starts with its words (covers).
 func (r Rule) Covers(req *decision.Request, now time.Time) bool {
+	return r.covers(req, now, &readings{req: req})
+}
+
+// readings reads each of a request's dimension values as a command line
+// once, however many rules look.
+type readings struct {
+	req   *decision.Request
+	lines map[int]shell.Line
+}
+
+func (rs *readings) of(i int) func() shell.Line {
+	return func() shell.Line {
+		l, ok := rs.lines[i]
+		if !ok {
+			if rs.lines == nil {
+				rs.lines = map[int]shell.Line{}
+			}
+			l = shell.Split(rs.req.Dimensions[i].Value)
+			rs.lines[i] = l
+		}
+		return l
+	}
+}
+
+func (r Rule) covers(req *decision.Request, now time.Time, lines *readings) bool {
 	if r.Expired(now) || r.Server != req.Server || r.Tool != req.Tool || r.Source != req.Source || r.Action != req.Action ||
 		len(r.Dimensions) != len(req.Dimensions) {
 		return false
 	}
 	for _, d := range r.Dimensions {
 		i := slices.IndexFunc(req.Dimensions, func(rd decision.Dimension) bool { return rd.Name == d.Name })
-		if i < 0 || !covers(r.Decision == decision.Deny, decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i]) {
+		if i < 0 || !covers(r.Decision == decision.Deny, decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i], lines.of(i)) {
 			return false
 		}
 	}
@@ -127,22 +152,14 @@ func (r Rule) Covers(req *decision.Request, now time.Time) bool {
 
 // covers reports whether scope s of a rule covers dimension d: for an
 // allow (narrow) every reading of its value, for a deny (wide) any, where
-// a command line is also read as its simple commands (internal/shell).
-func covers(deny bool, s decision.Scope, d decision.Dimension) bool {
+// a value is also read as a command line (internal/shell), each simple
+// command by its leading words (kind words) or its texts (other kinds).
+// line reads d's value, once per request.
+func covers(deny bool, s decision.Scope, d decision.Dimension, line func() shell.Line) bool {
 	if !deny {
 		return s.Allows(d)
 	}
-	if s.Denies(d) {
-		return true
-	}
-	if want := s.Words(); len(want) > 0 {
-		for _, c := range shell.Split(d.Value).Commands {
-			if c.StartsWith(want) {
-				return true
-			}
-		}
-	}
-	return false
+	return s.Denies(d) || line().Denied(s.Words(), s.Covers)
 }
 
 // Expired reports whether r's lifetime ended by now.
@@ -191,8 +208,9 @@ func (tx *Tx) Covering(req *decision.Request, now time.Time) ([]Rule, error) {
 		return nil, err
 	}
 	var out []Rule
+	lines := &readings{req: req}
 	for _, r := range rules {
-		if r.Covers(req, now) {
+		if r.covers(req, now, lines) {
 			out = append(out, r)
 		}
 	}

@@ -138,3 +138,18 @@ func TestRememberedAllowNeverWidensGrants(t *testing.T) {
 		}
 	}
 }
+
+// A remembered glob or exact deny covers a line holding the command.
+func TestGlobAndExactDenyReadCommands(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	glob, exact := commandRule(decision.Deny, "rm -rf *"), commandRule(decision.Deny, "rm -rf build")
+	glob.Dimensions[0].Kind, exact.Dimensions[0].Kind = decision.KindGlob, decision.KindExact
+	for _, cmd := range []string{"cd / && rm -rf build", "(rm -rf 'build') > /dev/null"} {
+		if !glob.Covers(commandRequest(cmd), now) || !exact.Covers(commandRequest(cmd), now) {
+			t.Errorf("%q: not denied", cmd)
+		}
+	}
+	if !glob.Covers(commandRequest("cd / && rm -rf ~"), now) {
+		t.Error("the glob deny misses rm -rf ~ after cd")
+	}
+}
