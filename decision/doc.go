@@ -29,10 +29,14 @@
 // session, run, tool, source and policy revision, and the same arguments by
 // ArgumentsDigest, however they are written). SessionApprovalOf and
 // SessionCovers are session memory's binding, the only one: the call
-// without its run, and everything else the person was shown. Scope.Covers reports whether a persistent rule's scope
-// covers a later value; CompileGlob compiles a glob once for many values,
-// for scopes of kind glob and the matchers of answers and rules files, and
-// none of its wildcards ever matches one of CommandStarters.
+// without its run, and everything else the person was shown.
+// Scope.Covers reports whether a persistent rule's scope covers a later
+// value, an absolute path in its one PathForm; Allows and Denies judge a
+// dimension's value and its resolved path, narrowly for an allow (both)
+// and widely for a deny (either). CompileGlob compiles a glob once for
+// many values, for scopes of kind glob and the matchers of answers and
+// rules files, and none of its wildcards ever matches one of
+// CommandStarters.
 // Request.Implications and WithImplied follow the grants' implies, which
 // Parse has checked name other grants of the request.
 //
