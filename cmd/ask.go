@@ -110,7 +110,7 @@ func pipelineConfig(s streams, set settings.Settings, verbose bool) pipeline.Con
 	resolvePane(&set)
 	var memory *pipeline.Memory
 	if set.StateDir != "" {
-		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle, Breaker: set.Breaker, PromptsPerMinute: set.PromptsPerMinute}
+		memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle, Breaker: set.Breaker, Prompts: set.Prompts}
 	}
 	var sources []pipeline.Source
 	if !set.Policy.Empty() {

@@ -26,7 +26,7 @@ type Check struct {
 // Check reads one request from r and says what would decide it, and why,
 // asking no one and recording nothing: the policy, and what memory holds
 // (read, never used). An unusable store is said on the diagnostics and
-// left out.
+// left out, and then no allow stands (withoutMemory), as in a decision.
 func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 	ctx, cancel := p.deadline(ctx, time.Now())
 	defer cancel()
@@ -49,7 +49,8 @@ func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 			})
 		})
 		if err != nil {
-			p.c.Warn(fmt.Sprintf("state store: %v; memory left out", err))
+			p.c.Warn(fmt.Sprintf("state store: %v; memory left out: automatic allows become a question", err))
+			ops = withoutMemory(ops)
 		}
 	}
 	v, winners := policy.Combine(ops)

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/askperm/askperm/decision"
@@ -14,81 +16,119 @@ import (
 
 // Memory is where a pipeline remembers across requests, and its limits:
 // the state directory, how long a session approval lives unused, the
-// denial breaker, and how many prompts a session may have in a minute
-// (zero: no limit).
+// denial breaker, and the prompt rate limit.
 type Memory struct {
-	Dir              string
-	SessionIdle      time.Duration
-	Breaker          state.Breaker
-	PromptsPerMinute int
+	Dir         string
+	SessionIdle time.Duration
+	Breaker     state.Breaker
+	Prompts     state.Rate
 }
 
-// recordWait bounds recording a decision whose request's context has
-// ended: the decision is made, and remembering it must not wait long.
-const recordWait = 2 * time.Second
-
-// beforeAsking is everything before a person is asked, in one open of
-// the store and one transaction, committed only when it wrote: the look-up
-// of remembered rules and session approvals, the decision by policy and
+// beforeAsking is everything before a person is asked: the look-up of
+// remembered rules and session approvals, the decision by policy and
 // memory, the rate limit, a canned answer and its record (remembered, and
 // counted for the breaker), and, when a person is to be asked, the turn
 // taken while the store is still open if nobody else is asking. It
 // returns a nil decision and a nil error when a person is to be asked
-// (c.form). Without a usable store it decides as if nothing were
-// remembered.
+// (c.form).
+//
+// The store is opened once for a request memory decides. Otherwise the
+// prompt is taken outside any transaction of the store (its file's lock
+// may have to be waited for, and nothing is waited for with the store
+// open), then the rest runs in a second transaction, which looks memory
+// up again: another helper may have recorded in between.
 func (p *Pipeline) beforeAsking(ctx context.Context, c *call, ops []policy.Opinion) (*decision.Decision, []policy.Opinion, error) {
 	if p.c.Memory == nil {
-		d, ops, err, _ := p.automatic(c, nil, ops)
+		d, err, _ := p.automatic(c, nil, ops, true)
 		return d, ops, err
 	}
-	var d *decision.Decision
-	var err error
-	looked := false
-	serr := p.withStore(ctx, func(s *state.Store) error {
-		return s.Do(func(tx *state.Tx) error {
-			mem, err0 := p.memoryOpinions(tx, c)
-			if err0 != nil {
-				return err0
-			}
-			looked, c.memory = true, true
-			var serr error
-			d, ops, err, serr = p.automatic(c, tx, append(slices.Clip(ops), mem...))
-			return serr
-		})
-	})
-	switch {
-	case serr == nil:
-	case !looked:
-		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", serr))
-		c.memory, c.storeFailed = false, true
-		d, ops, err, _ = p.automatic(c, nil, ops)
-	case d != nil && c.recorded:
-		d.Stop = false
-		p.c.Warn(fmt.Sprintf("state store: %v; the decision is not remembered", serr))
-	default:
-		p.c.Warn(fmt.Sprintf("state store: %v", serr))
+	if r := p.c.Memory.Prompts; r.Session > 0 || r.User > 0 {
+		d, all, err := p.consult(ctx, c, ops, false)
+		if d != nil || err != nil {
+			return d, all, err
+		}
+		if d := p.takePrompt(ctx, c); d != nil {
+			return d, all, nil
+		}
 	}
-	return d, ops, err
+	return p.consult(ctx, c, ops, true)
+}
+
+// consult decides c's request in one transaction of the store by the
+// opinions ops and memory's (automatic), and, when prompted (a prompt is
+// taken), by a canned answer or by taking the turn to ask a person. When
+// memory cannot be consulted (the store unsafe, corrupt or locked past the
+// wait) it says so and decides without it: a remembered deny may then go
+// unseen, so no automatic allow stands (withoutMemory).
+func (p *Pipeline) consult(ctx context.Context, c *call, ops []policy.Opinion, prompted bool) (d *decision.Decision, all []policy.Opinion, err error) {
+	if !c.storeFailed {
+		looked := false
+		serr := p.withStore(ctx, func(s *state.Store) error {
+			return s.Do(func(tx *state.Tx) error {
+				mem, err0 := p.memoryOpinions(tx, c)
+				if err0 != nil {
+					return err0
+				}
+				looked, c.memory = true, true
+				all = append(slices.Clip(ops), mem...)
+				var serr error
+				d, err, serr = p.automatic(c, tx, all, prompted)
+				return serr
+			})
+		})
+		switch {
+		case serr == nil:
+			return d, all, err
+		case looked && d != nil && c.recorded:
+			d.Stop = false
+			p.notRemembered(c, d, serr)
+			return d, all, err
+		case looked:
+			p.c.Warn(fmt.Sprintf("state store: %v", serr))
+			return d, all, err
+		}
+		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory: automatic allows become a question", serr))
+		c.memory, c.storeFailed = false, true
+	}
+	if ctx.Err() != nil {
+		return ended(ctx, c.req, decision.FrontendNone), ops, nil
+	}
+	all = withoutMemory(ops)
+	d, err, _ = p.automatic(c, nil, all, prompted)
+	return d, all, err
+}
+
+// withoutMemory is ops as they stand when memory cannot be consulted: a
+// remembered deny of the request may be unseen, so no allow stands by
+// itself; each becomes a question. Denies stand.
+func withoutMemory(ops []policy.Opinion) []policy.Opinion {
+	out := slices.Clone(ops)
+	for i := range out {
+		if out[i].Verdict == policy.Allow {
+			out[i].Verdict = policy.Prompt
+		}
+	}
+	return out
 }
 
 // automatic decides c's request without a person when anything can: the
-// opinions ops (policy and memory), the rate limit, a canned answer. tx is
-// the store's transaction, nil without a usable store. storeErr is a
-// failure to record a canned answer in tx.
-func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion) (d *decision.Decision, _ []policy.Opinion, err, storeErr error) {
+// opinions ops (policy and memory), then, once prompted (the prompt
+// taken), a canned answer. tx is the store's transaction, nil without a
+// usable store. storeErr is a failure to record a canned answer in tx.
+func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion, prompted bool) (d *decision.Decision, err, storeErr error) {
 	req := c.req
 	if d := decide(req, ops); d != nil {
 		p.sayWhy(d, ops)
-		return d, ops, nil, nil
+		p.sayMemoryOverCanned(c, d, ops)
+		return d, nil, nil
+	}
+	if !prompted {
+		return nil, nil, nil
 	}
 	// A mode of the annotation policy that asks about a tool asks each
 	// time: no allow-session then. The store still counts the prompt,
 	// queues it and records it.
 	noSession := slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession })
-	if !p.takePrompt(tx, c) {
-		p.c.Warn("too many prompts in the last minute; denied without asking")
-		return denied(req, decision.CauseRateLimit, decision.FrontendNone), ops, nil, nil
-	}
 	opts := form.Options{SessionMemory: c.memory && !noSession}
 	if p.c.RuleNote != nil {
 		opts.RuleNote = func(a form.Answer) string { return p.c.RuleNote(req, a) }
@@ -102,17 +142,17 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion) (d *de
 			}
 			d, err := f.Decide(e.Answer(f), decision.FrontendAnswers, p.c.Now())
 			if err != nil {
-				return nil, ops, fmt.Errorf("%w: %w", ErrBadAnswer, err), nil
+				return nil, fmt.Errorf("%w: %w", ErrBadAnswer, err), nil
 			}
 			if tx != nil {
 				c.recorded = true
 				storeErr = p.remember(tx, c, &d, true)
 			}
-			return &d, ops, nil, storeErr
+			return &d, nil, storeErr
 		}
 	}
 	if p.c.Strict {
-		return nil, ops, ErrNoMatch, nil
+		return nil, ErrNoMatch, nil
 	}
 	// A person is to be asked. The turn taken now, with the store open,
 	// comes after every record of the helper that had it before: nothing
@@ -122,7 +162,35 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion) (d *de
 			c.release = release
 		}
 	}
-	return nil, ops, nil, nil
+	return nil, nil, nil
+}
+
+// sayMemoryOverCanned says, in one line, that memory decided c's request
+// although a canned answer would have answered it: which remembered
+// rules or approvals, and when they were saved.
+func (p *Pipeline) sayMemoryOverCanned(c *call, d *decision.Decision, ops []policy.Opinion) {
+	if p.c.Answers == nil {
+		return
+	}
+	if _, ok := p.c.Answers.Match(c.req); !ok {
+		return
+	}
+	_, winners := policy.Combine(ops)
+	var by []string
+	for _, w := range winners {
+		if w.Source != "memory" {
+			continue
+		}
+		name := form.Line(w.Name)
+		if at, ok := c.saved[w.Name]; ok {
+			name += " (saved " + at.UTC().Format(time.RFC3339) + ")"
+		}
+		by = append(by, name)
+	}
+	if len(by) > 0 {
+		p.c.Warn(fmt.Sprintf("%s decided %s before the canned answer, which was not used (askperm rules list; --no-remember to answer only as told)",
+			strings.Join(by, ", "), d.Decision))
+	}
 }
 
 // rememberedIf returns the opinions of the remembered rules and session
@@ -143,7 +211,7 @@ func (p *Pipeline) rememberedIf(ctx context.Context, c *call, queued bool) []pol
 	})
 	if err != nil {
 		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", err))
-		c.storeFailed = true
+		c.memory, c.storeFailed = false, true
 		return nil
 	}
 	return ops
@@ -165,8 +233,12 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 		if r.Decision == decision.Deny {
 			v = policy.Deny
 		}
-		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory",
-			Name: fmt.Sprintf("remembered rule %d", r.ID)})
+		name := fmt.Sprintf("remembered rule %d", r.ID)
+		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory", Name: name})
+		if c.saved == nil {
+			c.saved = map[string]time.Time{}
+		}
+		c.saved[name] = time.Unix(r.Created, 0)
 	}
 	sess, ok := c.session()
 	if !ok {
@@ -184,26 +256,45 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 // or an approval for the session, and counts the decision for the denial
 // breaker, which marks the decision that trips it with stop: in one open
 // and one transaction, unless it was done before anyone was asked (a
-// canned answer). Then it appends the decision to the audit log. A
-// decision made with an internal failure (ok false) is only logged.
+// canned answer). Then it appends the decision to the audit log, saying
+// when what was to be remembered was not. A decision made with an
+// internal failure (ok false) is only logged. ctx bounds every wait.
 func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok bool, ops []policy.Opinion) {
-	if p.c.Memory == nil || c.storeFailed {
+	if p.c.Memory == nil {
 		return
 	}
-	if !c.recorded && p.remembers(c, d, ok) {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWait)
-		defer cancel()
+	switch {
+	case c.recorded:
+	case c.storeFailed:
+		p.notRemembered(c, d, errors.New("the state store could not be used"))
+	case p.remembers(c, d, ok):
 		err := p.withStore(ctx, func(s *state.Store) error {
 			return s.Do(func(tx *state.Tx) error { return p.remember(tx, c, d, ok) })
 		})
 		if err != nil {
 			d.Stop = false
-			p.c.Warn(fmt.Sprintf("state store: %v; the decision is not remembered", err))
+			p.notRemembered(c, d, fmt.Errorf("state store: %w", err))
 		}
 	}
-	if err := state.AppendAudit(p.c.Memory.Dir, auditEntry(c, d, ops, p.c.Now())); err != nil {
+	e := auditEntry(c, d, ops, p.c.Now())
+	e.NotRemembered = c.notRemembered
+	if err := state.AppendAudit(ctx, p.c.Memory.Dir, e); err != nil {
 		p.c.Warn(fmt.Sprintf("audit log: %v", err))
 	}
+}
+
+// notRemembered says that recording decision d of c's request failed
+// (why), and, when d was to be remembered (for the session or always),
+// notes it for the audit log: the decision itself still says so.
+func (p *Pipeline) notRemembered(c *call, d *decision.Decision, why error) {
+	if d.Cause != decision.CauseUser || d.Persist == decision.PersistOnce {
+		if c.memory {
+			p.c.Warn(fmt.Sprintf("%v; the decision is not counted", why))
+		}
+		return
+	}
+	c.notRemembered = why.Error()
+	p.c.Warn(fmt.Sprintf("%v; the decision (%s %s) is not remembered", why, d.Decision, d.Persist))
 }
 
 // remembers says whether decision d of c's request is recorded in the
@@ -248,20 +339,23 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 	return err
 }
 
-// takePrompt reports whether c's request may reach a canned answer or a
-// person: the prompts of its session (or of the user's requests without
-// one) are limited per minute. Without a usable store (tx nil) there is no
-// limit. The count is kept beside the store (state.PromptsFile), so that
-// a request for a person leaves the store's transaction unwritten.
-func (p *Pipeline) takePrompt(tx *state.Tx, c *call) bool {
-	if tx == nil || !c.memory || p.c.Memory.PromptsPerMinute <= 0 {
-		return true
-	}
-	ok, err := state.TakePrompt(p.c.Memory.Dir, c.req.SessionID, p.c.Now(), p.c.Memory.PromptsPerMinute)
-	if err != nil {
+// takePrompt takes a prompt of the rate limit for c's request, which may
+// then reach a canned answer or a person, and returns nil; or the deny
+// when none is left, or when ctx ended while its file's lock was waited
+// for. A rate limit that cannot be consulted is said and lifted: a person
+// or a canned answer still decides.
+func (p *Pipeline) takePrompt(ctx context.Context, c *call) *decision.Decision {
+	ok, err := state.TakePrompt(ctx, p.c.Memory.Dir, c.req.SessionID, p.c.Now(), p.c.Memory.Prompts)
+	switch {
+	case ctx.Err() != nil:
+		return ended(ctx, c.req, decision.FrontendNone)
+	case err != nil:
 		p.c.Warn(fmt.Sprintf("state: %v; no prompt rate limit", err))
+	case !ok:
+		p.c.Warn("too many prompts in the last minute; denied without asking")
+		return denied(c.req, decision.CauseRateLimit, decision.FrontendNone)
 	}
-	return ok || err != nil
+	return nil
 }
 
 func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) error {

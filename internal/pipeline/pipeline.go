@@ -181,18 +181,53 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 	}
 	c := &call{req: req, start: start}
 	defer c.releaseTurn()
-	d, ops, err := p.safely(ctx, c)
+	asking, rec, cancel := p.split(ctx, start)
+	defer cancel()
+	d, ops, err := p.safely(asking, c)
 	if d == nil {
 		return Outcome{Request: req, Err: err}
 	}
 	// Recorded before the turn is released: the next helper to take it
 	// finds this one's answer in the store.
-	p.record(ctx, c, d, err == nil, ops)
+	p.record(rec, c, d, err == nil, ops)
 	c.releaseTurn()
+	if ctx.Err() != nil && d.Decision != decision.Deny {
+		// The deadline passed, or a signal came, before the decision could
+		// be written: it is a deny.
+		p.c.Warn(fmt.Sprintf("the request ended (%v) before its %s could be written; denied", context.Cause(ctx), d.Decision))
+		d = ended(ctx, req, decision.FrontendNone)
+	}
 	if p.c.Record != nil {
 		p.c.Record(Record{Request: req, Decision: *d, Opinions: ops, Start: start})
 	}
 	return Outcome{Request: req, Decision: d, Err: err}
+}
+
+// maxReserve bounds the part of a request's time kept for its record
+// step.
+const maxReserve = 500 * time.Millisecond
+
+// split divides the time of a request started at start, whose context ctx
+// ends at its deadline, between deciding (asking) and recording (rec): a
+// tenth of it, at most maxReserve, is kept for the record, which ends
+// before the deadline, so that a lock held by another process never
+// delays the decision past it. After a signal (ctx cancelled) the record
+// has only half of that reserve.
+func (p *Pipeline) split(ctx context.Context, start time.Time) (asking, rec context.Context, cancel func()) {
+	deadline, _ := ctx.Deadline() // deadline always set one
+	reserve := max(0, min(maxReserve, deadline.Sub(start)/10))
+	asking, cancelAsking := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrTimeout)
+	rec, cancelRec := context.WithDeadline(context.WithoutCancel(ctx), deadline.Add(-reserve/4))
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(context.Cause(ctx), ErrTimeout) {
+			time.AfterFunc(reserve/2, cancelRec)
+		}
+	})
+	return asking, rec, func() {
+		stop()
+		cancelAsking()
+		cancelRec()
+	}
 }
 
 // call is one valid request on its way through the pipeline.
@@ -206,6 +241,11 @@ type call struct {
 	// recorded says the store's part of the record step was done (or
 	// tried) before anyone was asked.
 	recorded bool
+	// notRemembered says why a decision to be remembered was not.
+	notRemembered string
+	// saved is when each remembered rule consulted (by opinion name) was
+	// saved.
+	saved map[string]time.Time
 	// form is the form a person is asked with.
 	form *form.Form
 	// release gives back the turn to ask a person, when held.

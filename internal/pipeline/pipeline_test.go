@@ -438,8 +438,8 @@ func TestMemoryUnusable(t *testing.T) {
 	probe := fakeFunc(func(f *form.Form) { offered = f.Choices() })
 	p := pipe(Config{Memory: &Memory{Dir: dir}, Warn: func(m string) { warned = append(warned, m) }}, probe)
 	d, err := decideRaw(t, context.Background(), p, `{"action":"x","session_id":"s"}`)
-	if err != nil || d.Frontend != "tui" || slices.Contains(offered, form.AllowSession) || len(warned) != 1 ||
-		!strings.Contains(warned[0], "deciding without memory") {
+	if err != nil || d.Frontend != "tui" || slices.Contains(offered, form.AllowSession) || len(warned) != 2 ||
+		!strings.Contains(warned[0], "deciding without memory") || !strings.HasPrefix(warned[1], "audit log: ") {
 		t.Errorf("got %+v, %v; offered %v; warned %q", d, err, offered, warned)
 	}
 }
@@ -485,7 +485,7 @@ func TestBreakerStops(t *testing.T) {
 // at once, asking nobody.
 func TestPromptRateLimit(t *testing.T) {
 	asked := 0
-	p := pipe(Config{Memory: &Memory{Dir: t.TempDir(), PromptsPerMinute: 2}}, answering{form.AllowOnce, &asked})
+	p := pipe(Config{Memory: &Memory{Dir: t.TempDir(), Prompts: state.Rate{Session: 2}}}, answering{form.AllowOnce, &asked})
 	var causes []decision.Cause
 	for range 3 {
 		d, _ := decideRaw(t, context.Background(), p, `{"action":"x","session_id":"s1"}`)
@@ -508,7 +508,7 @@ func TestAskEachTimeStillLimited(t *testing.T) {
 	}
 	asked := 0
 	offered := false
-	p := pipe(Config{Policy: []Source{pol.Opinions}, Memory: &Memory{Dir: t.TempDir(), PromptsPerMinute: 2, Breaker: state.DefaultBreaker}},
+	p := pipe(Config{Policy: []Source{pol.Opinions}, Memory: &Memory{Dir: t.TempDir(), Prompts: state.Rate{Session: 2}, Breaker: state.DefaultBreaker}},
 		askingFunc(func(f *form.Form) form.Answer {
 			asked++
 			offered = offered || f.Offers(form.AllowSession)

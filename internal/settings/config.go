@@ -34,15 +34,21 @@ type Config struct {
 		Remember    *bool    `toml:"remember"`     // false: remember nothing
 		SessionIdle Duration `toml:"session_idle"` // how long a session approval lives unused
 	} `toml:"state"`
-	// Breaker holds the denial breaker's thresholds; 0 turns one off.
+	// Breaker holds the denial breaker's thresholds, per session and (user_)
+	// per user over every session; 0 turns one off.
 	Breaker struct {
-		Consecutive *int `toml:"consecutive"`
-		Window      *int `toml:"window"`
-		Within      *int `toml:"within"`
+		Consecutive     *int `toml:"consecutive"`
+		Window          *int `toml:"window"`
+		Within          *int `toml:"within"`
+		UserConsecutive *int `toml:"user_consecutive"`
+		UserWindow      *int `toml:"user_window"`
+		UserWithin      *int `toml:"user_within"`
 	} `toml:"breaker"`
-	// Limits holds the prompt rate limit; 0 turns it off.
+	// Limits holds the prompt rate limit, per session and per user over
+	// every session; 0 turns one off.
 	Limits struct {
-		PromptsPerMinute *int `toml:"prompts_per_minute"`
+		PromptsPerMinute     *int `toml:"prompts_per_minute"`
+		PromptsPerMinuteUser *int `toml:"prompts_per_minute_user"`
 	} `toml:"limits"`
 }
 

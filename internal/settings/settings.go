@@ -25,8 +25,6 @@ const (
 	DefaultTimeout     = 300 * time.Second
 	DefaultMaxRequest  = 1 << 20
 	DefaultSessionIdle = 24 * time.Hour
-	// DefaultPromptsPerMinute is the prompt rate limit unless configured.
-	DefaultPromptsPerMinute = 60
 )
 
 // Flags are the settings' flags as given on the command line; "" is not
@@ -65,10 +63,11 @@ type Settings struct {
 	StateDir string
 	// SessionIdle is how long a session approval lives unused.
 	SessionIdle time.Duration
-	// Breaker is the denial breaker's thresholds.
+	// Breaker is the denial breaker's thresholds, per session and per
+	// user.
 	Breaker state.Breaker
-	// PromptsPerMinute limits the prompts of a session; zero: no limit.
-	PromptsPerMinute int
+	// Prompts is the prompt rate limit, per session and per user.
+	Prompts state.Rate
 	// Policy is every rules file loaded: the user's rules.toml and each
 	// --rules.
 	Policy *policy.Policy
@@ -97,15 +96,15 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	// key is a value of the config file.
 	key := func(name, value string) from { return from{path + ": " + name, value} }
 	s := Settings{
-		Policy:           pol,
-		Answers:          canned,
-		Strict:           f.Strict,
-		SessionIdle:      DefaultSessionIdle,
-		Breaker:          state.DefaultBreaker,
-		PromptsPerMinute: DefaultPromptsPerMinute,
-		Timeout:          DefaultTimeout,
-		MaxRequest:       DefaultMaxRequest,
-		Frontends:        prompt.DefaultOrder,
+		Policy:      pol,
+		Answers:     canned,
+		Strict:      f.Strict,
+		SessionIdle: DefaultSessionIdle,
+		Breaker:     state.DefaultBreaker,
+		Prompts:     state.DefaultRate,
+		Timeout:     DefaultTimeout,
+		MaxRequest:  DefaultMaxRequest,
+		Frontends:   prompt.DefaultOrder,
 		Prompt: prompt.Options{
 			ArmDelay:    prompt.DefaultArmDelay,
 			Getenv:      getenv,
@@ -124,10 +123,14 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		pick(&s.StateDir, absolute, from{"--state-dir", f.StateDir}, from{"ASKPERM_STATE_DIR", getenv("ASKPERM_STATE_DIR")},
 			key("state.dir", cfg.State.Dir), from{"XDG state directory", StateDir(getenv)}),
 		pick(&s.SessionIdle, ParseDuration, key("state.session_idle", string(cfg.State.SessionIdle))),
-		count(&s.Breaker.Consecutive, key("breaker.consecutive", ""), cfg.Breaker.Consecutive),
-		count(&s.Breaker.Window, key("breaker.window", ""), cfg.Breaker.Window),
-		count(&s.Breaker.Within, key("breaker.within", ""), cfg.Breaker.Within),
-		count(&s.PromptsPerMinute, key("limits.prompts_per_minute", ""), cfg.Limits.PromptsPerMinute),
+		count(&s.Breaker.Session.Consecutive, key("breaker.consecutive", ""), cfg.Breaker.Consecutive),
+		count(&s.Breaker.Session.Window, key("breaker.window", ""), cfg.Breaker.Window),
+		count(&s.Breaker.Session.Within, key("breaker.within", ""), cfg.Breaker.Within),
+		count(&s.Breaker.User.Consecutive, key("breaker.user_consecutive", ""), cfg.Breaker.UserConsecutive),
+		count(&s.Breaker.User.Window, key("breaker.user_window", ""), cfg.Breaker.UserWindow),
+		count(&s.Breaker.User.Within, key("breaker.user_within", ""), cfg.Breaker.UserWithin),
+		count(&s.Prompts.Session, key("limits.prompts_per_minute", ""), cfg.Limits.PromptsPerMinute),
+		count(&s.Prompts.User, key("limits.prompts_per_minute_user", ""), cfg.Limits.PromptsPerMinuteUser),
 	)
 	if f.NoRemember || cfg.State.Remember != nil && !*cfg.State.Remember {
 		s.StateDir = ""

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -141,15 +142,18 @@ session_idle = "2h"
 [breaker]
 consecutive = 5
 within = 0
+user_consecutive = 7
+user_within = 0
 [limits]
 prompts_per_minute = 0
+prompts_per_minute_user = 30
 `)
 	s, err := Resolve(Flags{}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.StateDir != "/srv/askperm-state" || s.SessionIdle != 2*time.Hour || s.Breaker.Consecutive != 5 || s.Breaker.Within != 0 ||
-		s.Breaker.Window != 50 || s.PromptsPerMinute != 0 {
+	want := state.Breaker{Session: state.Thresholds{Consecutive: 5, Window: 50}, User: state.Thresholds{Consecutive: 7, Window: 100}}
+	if s.StateDir != "/srv/askperm-state" || s.SessionIdle != 2*time.Hour || s.Breaker != want || s.Prompts != (state.Rate{User: 30}) {
 		t.Errorf("got %+v", s)
 	}
 	if s, _ := Resolve(Flags{StateDir: "/other"}, getenv); s.StateDir != "/other" {
@@ -161,9 +165,10 @@ prompts_per_minute = 0
 	}
 	for cfg, want := range map[string]string{
 		"[breaker]\nwindow = -1\n":           "config.toml: breaker.window: -1 is negative",
+		"[breaker]\nuser_within = -1\n":      "config.toml: breaker.user_within: -1 is negative",
 		"[state]\ndir = \"rel\"\n":           `config.toml: state.dir: "rel" is not an absolute path`,
 		"[state]\nsession_idle = \"soon\"\n": `config.toml: state.session_idle: "soon"`,
-		"[limits]\nprompts_per_hour = 1\n":   `unknown key "limits.prompts_per_hour" (valid here: prompts_per_minute)`,
+		"[limits]\nprompts_per_hour = 1\n":   `unknown key "limits.prompts_per_hour" (valid here: prompts_per_minute, prompts_per_minute_user)`,
 	} {
 		getenv, _ := env(t, cfg)
 		if _, err := Resolve(Flags{}, getenv); err == nil || !strings.Contains(err.Error(), want) {

@@ -2,9 +2,12 @@ package state
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,12 +44,16 @@ type AuditEntry struct {
 	Frontend      decision.Frontend `json:"frontend"`
 	Stop          bool              `json:"stop,omitempty"`
 	DecidedBy     []string          `json:"decided_by,omitempty"` // the rules or memory entries that decided
-	LatencyMS     int64             `json:"latency_ms"`
+	// NotRemembered says why a decision to be remembered (for the session
+	// or always) was not: the decision still says so.
+	NotRemembered string `json:"not_remembered,omitempty"`
+	LatencyMS     int64  `json:"latency_ms"`
 }
 
-// AppendAudit appends e to the audit log in dir, as one line in one
-// write, under an exclusive lock that also guards the rotation.
-func AppendAudit(dir string, e AuditEntry) error {
+// AppendAudit appends e to the audit log in dir, as one line written
+// whole or not at all, under an exclusive lock, waited for within ctx,
+// that also guards the rotation.
+func AppendAudit(ctx context.Context, dir string, e AuditEntry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -56,7 +63,7 @@ func AppendAudit(dir string, e AuditEntry) error {
 		return err
 	}
 	path := filepath.Join(dir, AuditName)
-	f, err := openLocked(path)
+	f, err := openLocked(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -68,25 +75,77 @@ func AppendAudit(dir string, e AuditEntry) error {
 			return fmt.Errorf("rotating %s: %w", path, err)
 		}
 		f.Close()
-		if f, err = openLocked(path); err != nil {
+		if f, err = openLocked(ctx, path); err != nil {
 			return err
 		}
 		defer f.Close()
 	}
-	_, err = f.Write(line)
-	return err
+	return appendWhole(f, line)
 }
 
-// openLocked opens the log for appending with an exclusive lock, making
-// sure that the file locked is still the one at path (not rotated away
-// while waiting).
-func openLocked(path string) (*os.File, error) {
+// auditFile is what appendWhole needs of the open log.
+type auditFile interface {
+	io.Writer
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
+	Truncate(size int64) error
+}
+
+// appendWhole appends line to f, which its caller holds locked, whole or
+// not at all: a write that fails part-way (a full disk) is cut back, and
+// so is a torn tail a writer left before (the file not ending in a
+// newline, as after a crash), which would otherwise swallow the next line.
+func appendWhole(f auditFile, line []byte) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size, err := lastLineEnd(f, fi.Size())
+	if err != nil {
+		return err
+	}
+	if size != fi.Size() {
+		if err := f.Truncate(size); err != nil {
+			return fmt.Errorf("cutting a torn line: %w", err)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
+		if terr := f.Truncate(size); terr != nil {
+			return fmt.Errorf("%w; and the torn line could not be cut: %v", err, terr)
+		}
+		return err
+	}
+	return nil
+}
+
+// lastLineEnd is the offset just after the last newline of the first
+// size bytes of f, 0 if none.
+func lastLineEnd(f io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 4096)
+	for end := size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+// openLocked opens the log for reading and appending with an exclusive
+// lock, waited for within ctx, making sure that the file locked is still
+// the one at path (not rotated away while waiting).
+func openLocked(ctx context.Context, path string) (*os.File, error) {
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		if err := lockFile(ctx, f); err != nil {
 			f.Close()
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -21,13 +22,24 @@ import (
 // fresh minute.
 const PromptsFile = "prompts"
 
-// TakePrompt takes one of the perMinute prompts that key (a session, or
-// "" for the user's requests without one) may have in any sliding minute,
-// and reports whether one was left. Zero perMinute is no limit. Helpers
-// take prompts one at a time, under the file's lock. A file that does not
-// read as prompts is an error (ErrCorrupt) and is started again.
-func TakePrompt(dir, key string, now time.Time, perMinute int) (bool, error) {
-	if perMinute <= 0 {
+// Rate is the prompt rate limit: how many prompts a session (or the
+// user's requests without one) may have in any sliding minute, and how
+// many the user may have over all sessions, so that a caller naming a new
+// session for every request is limited too. Zero is no limit.
+type Rate struct {
+	Session, User int
+}
+
+// DefaultRate is the prompt rate limit unless configured.
+var DefaultRate = Rate{Session: 60, User: 120}
+
+// TakePrompt takes one of the prompts that key (a session, or "" for the
+// user's requests without one) may have in the last minute under rate,
+// and reports whether one was left. Helpers take prompts one at a time,
+// under the file's lock, waited for within ctx (ErrLocked). A file that
+// does not read as prompts is an error (ErrCorrupt) and is started again.
+func TakePrompt(ctx context.Context, dir, key string, now time.Time, rate Rate) (bool, error) {
+	if rate.Session <= 0 && rate.User <= 0 {
 		return true, nil
 	}
 	path := filepath.Join(dir, PromptsFile)
@@ -39,15 +51,15 @@ func TakePrompt(dir, key string, now time.Time, perMinute int) (bool, error) {
 	if err := checkOwned(path, false); err != nil {
 		return false, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(ctx, f); err != nil {
 		return false, err
 	}
 	old, err := io.ReadAll(f)
 	if err != nil {
 		return false, err
 	}
-	kept, n, perr := recentPrompts(old, key, now.Add(-time.Minute).UnixNano())
-	ok := n < perMinute
+	kept, n, all, perr := recentPrompts(old, key, now.Add(-time.Minute).UnixNano())
+	ok := (rate.Session <= 0 || n < rate.Session) && (rate.User <= 0 || all < rate.User)
 	if ok {
 		kept = appendPrompt(kept, now.UnixNano(), key)
 	}
@@ -63,10 +75,10 @@ func TakePrompt(dir, key string, now time.Time, perMinute int) (bool, error) {
 	return ok, nil
 }
 
-// recentPrompts returns the lines of file for prompts after since, and how
-// many of them are key's. A file with a line that does not read is
-// started again (nothing kept), with ErrCorrupt.
-func recentPrompts(file []byte, key string, since int64) (kept []byte, n int, err error) {
+// recentPrompts returns the lines of file for prompts after since, how
+// many of them are key's, and how many there are. A file with a line that
+// does not read is started again (nothing kept), with ErrCorrupt.
+func recentPrompts(file []byte, key string, since int64) (kept []byte, n, all int, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(file))
 	sc.Buffer(nil, len(file)+1)
 	for sc.Scan() {
@@ -75,7 +87,7 @@ func recentPrompts(file []byte, key string, since int64) (kept []byte, n int, er
 		t, terr := strconv.ParseInt(string(at), 10, 64)
 		k, qerr := strconv.Unquote(string(quoted))
 		if !ok || terr != nil || qerr != nil {
-			return nil, 0, fmt.Errorf("%w: %s: %q is no prompt", ErrCorrupt, PromptsFile, line)
+			return nil, 0, 0, fmt.Errorf("%w: %s: %q is no prompt", ErrCorrupt, PromptsFile, line)
 		}
 		if t <= since {
 			continue
@@ -83,9 +95,10 @@ func recentPrompts(file []byte, key string, since int64) (kept []byte, n int, er
 		if k == key {
 			n++
 		}
+		all++
 		kept = append(append(kept, line...), '\n')
 	}
-	return kept, n, nil
+	return kept, n, all, nil
 }
 
 func appendPrompt(b []byte, at int64, key string) []byte {

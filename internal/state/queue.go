@@ -2,50 +2,27 @@ package state
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
-	"time"
 )
 
 // TurnName is the lock file that queues prompts in the state directory.
 const TurnName = "prompt.lock"
 
-// turnPoll is how often a queued helper tries for its turn.
-const turnPoll = 50 * time.Millisecond
-
 // WaitTurn waits until no other helper of the user is asking a person,
 // then holds the turn until release. waiting is called once if the turn
 // is not free at first. The kernel releases a turn whose holder dies, even
-// by SIGKILL. It fails with ctx's error when ctx ends first.
+// by SIGKILL. It fails, wrapping ctx's error, when ctx ends first.
 func WaitTurn(ctx context.Context, dir string, waiting func()) (release func(), err error) {
 	f, err := openTurn(dir)
 	if err != nil {
 		return nil, err
 	}
-	t := time.NewTicker(turnPoll)
-	defer t.Stop()
-	for said := false; ; {
-		ok, err := tryTurn(f)
-		switch {
-		case err != nil:
-			f.Close()
-			return nil, err
-		case ok:
-			return func() { f.Close() }, nil
-		case !said:
-			said = true
-			waiting()
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
+	if err := retry(ctx, f.Name(), 0, waiting, func() (bool, error) { return tryLock(f) }); err != nil {
+		f.Close()
+		return nil, err
 	}
+	return func() { f.Close() }, nil
 }
 
 // TryTurn takes the turn if no other helper of the user is asking a
@@ -57,7 +34,7 @@ func TryTurn(dir string) (release func(), ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if ok, err = tryTurn(f); !ok {
+	if ok, err = tryLock(f); !ok {
 		f.Close()
 		return nil, false, err
 	}
@@ -79,16 +56,4 @@ func openTurn(dir string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// tryTurn locks f without waiting; false when another holds it.
-func tryTurn(f *os.File) (bool, error) {
-	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, syscall.EWOULDBLOCK):
-		return false, nil
-	}
-	return false, fmt.Errorf("%s: %w", f.Name(), err)
 }

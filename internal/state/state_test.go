@@ -315,21 +315,22 @@ func TestBreaker(t *testing.T) {
 		return tripped
 	}
 	// Three in a row; an allow between resets the run.
+	perSession := Breaker{Session: DefaultBreaker.Session}
 	for i, want := range []bool{false, false, true, false, false, true} {
-		if got := count("a", true, DefaultBreaker); got != want {
+		if got := count("a", true, perSession); got != want {
 			t.Errorf("consecutive denial %d: tripped %v", i+1, got)
 		}
 	}
 	for i := range 10 {
-		count("b", true, DefaultBreaker)
-		count("b", true, DefaultBreaker)
-		if got := count("b", false, DefaultBreaker); got {
+		count("b", true, perSession)
+		count("b", true, perSession)
+		if got := count("b", false, perSession); got {
 			t.Errorf("an allow tripped it (round %d)", i)
 		}
 	}
 	// Ten among the last fifty: two denials then an allow; the tenth denial
 	// is the 14th decision.
-	within := Breaker{Consecutive: 0, Window: 50, Within: 10}
+	within := Breaker{Session: Thresholds{Consecutive: 0, Window: 50, Within: 10}}
 	trips := 0
 	for i := range 15 {
 		if count("c", i%3 != 2, within) {
@@ -343,14 +344,14 @@ func TestBreaker(t *testing.T) {
 		t.Errorf("tripped %d times", trips)
 	}
 	// Outside the window, old denials do not count.
-	small := Breaker{Window: 4, Within: 3}
+	small := Breaker{Session: Thresholds{Window: 4, Within: 3}}
 	for i, d := range []bool{true, true, false, false, false, true, true, true} {
 		if got := count("d", d, small); got != (i == 7) {
 			t.Errorf("window decision %d: tripped %v", i+1, got)
 		}
 	}
-	if count("", true, Breaker{Consecutive: 1}) {
-		t.Error("a request without a session tripped it")
+	if count("", true, Breaker{Session: Thresholds{Consecutive: 1}}) {
+		t.Error("a request without a session tripped the session's breaker")
 	}
 	if count("e", true, Breaker{}) {
 		t.Error("a breaker with every threshold off tripped")
@@ -363,7 +364,7 @@ func TestTakePrompt(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	take := func(key string, at time.Time, limit int) bool {
 		t.Helper()
-		ok, err := TakePrompt(dir, key, at, limit)
+		ok, err := TakePrompt(context.Background(), dir, key, at, Rate{Session: limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -402,7 +403,7 @@ func TestTakePromptConcurrent(t *testing.T) {
 	taken := make(chan bool, helpers)
 	for range helpers {
 		go func() {
-			ok, err := TakePrompt(dir, "s", now, limit)
+			ok, err := TakePrompt(context.Background(), dir, "s", now, Rate{Session: limit})
 			taken <- ok && err == nil
 		}()
 	}
@@ -425,23 +426,23 @@ func TestTakePromptRefuses(t *testing.T) {
 	if err := os.WriteFile(path, []byte("12 \"s\"\nnot a prompt\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := TakePrompt(dir, "s", time.Unix(0, 100), 1); !ok || !errors.Is(err, ErrCorrupt) {
+	if ok, err := TakePrompt(context.Background(), dir, "s", time.Unix(0, 100), Rate{Session: 1}); !ok || !errors.Is(err, ErrCorrupt) {
 		t.Errorf("corrupt: %v, %v", ok, err)
 	}
-	if ok, err := TakePrompt(dir, "s", time.Unix(0, 200), 1); ok || err != nil {
+	if ok, err := TakePrompt(context.Background(), dir, "s", time.Unix(0, 200), Rate{Session: 1}); ok || err != nil {
 		t.Errorf("after starting again, the second prompt: %v, %v", ok, err)
 	}
 	if err := os.Chmod(path, 0o622); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := TakePrompt(dir, "s", time.Unix(0, 300), 1); err == nil || !strings.Contains(err.Error(), "unsafe permissions") {
+	if _, err := TakePrompt(context.Background(), dir, "s", time.Unix(0, 300), Rate{Session: 1}); err == nil || !strings.Contains(err.Error(), "unsafe permissions") {
 		t.Errorf("world-writable: %v", err)
 	}
 	os.Remove(path)
 	if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := TakePrompt(dir, "s", time.Unix(0, 300), 1); err == nil {
+	if _, err := TakePrompt(context.Background(), dir, "s", time.Unix(0, 300), Rate{Session: 1}); err == nil {
 		t.Error("a link was followed")
 	}
 }
@@ -457,7 +458,7 @@ func TestAuditLog(t *testing.T) {
 		go func() {
 			for i := range each {
 				e := AuditEntry{Time: time.Unix(int64(w), 0), Action: big, Tool: "t", SessionID: fmt.Sprint(w), LatencyMS: int64(i)}
-				if err := AppendAudit(dir, e); err != nil {
+				if err := AppendAudit(context.Background(), dir, e); err != nil {
 					done <- err
 					return
 				}
@@ -491,7 +492,7 @@ func TestAuditLog(t *testing.T) {
 	rot := t.TempDir()
 	huge := strings.Repeat("y", 1<<20)
 	for range MaxAuditSize>>20 + 2 {
-		if err := AppendAudit(rot, AuditEntry{Action: huge}); err != nil {
+		if err := AppendAudit(context.Background(), rot, AuditEntry{Action: huge}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -514,7 +515,7 @@ func TestWaitTurn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	waited := false
-	if _, err := WaitTurn(ctx, dir, func() { waited = true }); !errors.Is(err, context.DeadlineExceeded) || !waited {
+	if _, err := WaitTurn(ctx, dir, func() { waited = true }); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrLocked) || !waited {
 		t.Errorf("while held: %v, waited %v", err, waited)
 	}
 	got := make(chan func(), 1)

@@ -6,9 +6,11 @@
 //
 // The database's lock is held only while it is open, and a helper opens it
 // only to read or to record, never while a person is being asked, so
-// parallel helpers queue for milliseconds. The store is a help, not a
-// gate: when it cannot be used (unsafe, corrupt, locked past the wait) Open
-// says why and askperm decides as if it remembered nothing.
+// parallel helpers queue for milliseconds. Every lock of the directory is
+// taken without blocking and tried again within the request's deadline
+// (lock.go). When the store cannot be used (unsafe, corrupt, locked past
+// the wait) Open says why, and the caller decides without memory: a
+// remembered deny may then be unseen, so no automatic allow stands.
 package state
 
 import (
@@ -28,11 +30,6 @@ import (
 // DBName is the database's file name in the state directory.
 const DBName = "askperm.db"
 
-// maxWait bounds the wait for the database's lock. Helpers hold it for
-// milliseconds; one held longer is stuck, and the request should rather be
-// decided without memory than wait out its deadline.
-const maxWait = 3 * time.Second
-
 // Buckets of the database.
 var (
 	rulesBucket    = []byte("rules")
@@ -49,7 +46,7 @@ var ErrCorrupt = errors.New("corrupt")
 
 // Open opens the store in dir, creating dir (mode 0700) and the database
 // (0600) when missing, and waiting for the database's lock at most half
-// the time ctx has left, and never more than maxWait.
+// the time ctx has left, and never more than maxWait (ErrLocked then).
 // It refuses a directory or database that another user owns or that others
 // may write, and moves a corrupt database aside (never deleting it).
 func Open(ctx context.Context, dir string) (*Store, error) {
@@ -63,17 +60,24 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if err := checkOwned(path, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	wait := maxWait
-	if d, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(d)/2) // leave the request time to be decided
-	}
+	wait := lockWait(ctx)
 	if wait <= 0 {
 		return nil, fmt.Errorf("%s: no time left to wait for its lock", path)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: wait})
+	// bbolt waits for the lock in a loop of its own that no context ends:
+	// it is asked to try once (the shortest timeout), and retry waits.
+	var db *bolt.DB
+	err := retry(ctx, path, wait, nil, func() (bool, error) {
+		var err error
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Nanosecond})
+		if errors.Is(err, bolt.ErrTimeout) {
+			return false, nil
+		}
+		return true, err
+	})
 	switch {
-	case errors.Is(err, bolt.ErrTimeout):
-		return nil, fmt.Errorf("%s: still locked by another askperm after %v", path, wait.Round(time.Millisecond))
+	case errors.Is(err, ErrLocked):
+		return nil, err
 	case err != nil:
 		return nil, moveAside(path, err)
 	}
@@ -88,7 +92,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 // ensureBuckets creates the buckets a new database lacks, writing only
 // then: opening a store costs no write to disk.
 func (s *Store) ensureBuckets() error {
-	all := [][]byte{rulesBucket, sessionsBucket, breakerBucket}
+	all := [][]byte{rulesBucket, sessionsBucket, breakerBucket, userBreakerBucket}
 	missing := false
 	if err := s.view(func(tx *bolt.Tx) error {
 		for _, b := range all {
