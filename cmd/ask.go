@@ -87,12 +87,10 @@ func runAsk(s streams, o *askOptions) error {
 }
 
 // oneShot is the pipeline of a helper that decides one request, and its
-// context, which the signals that end a helper cancel once installed
-// (onSignals): asking a person waits for them.
+// context, which the signals that end a helper cancel (onSignals).
 func oneShot(s streams, set settings.Settings, verbose bool, tune ...func(*pipeline.Config)) (context.Context, func(), *pipeline.Pipeline) {
-	ctx, stop, armed := onSignals(context.Background())
+	ctx, stop := onSignals(context.Background())
 	c := pipelineConfig(s, set, verbose)
-	c.BeforeAsking = armed
 	for _, t := range tune {
 		t(&c)
 	}

@@ -11,21 +11,16 @@ import (
 // cancelled.
 var endingSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
-// onSignals returns ctx, cancelled by the first of endingSignals, and
-// armed, which returns once their handlers are installed. Installing them
-// starts a thread (about 0.2 ms of a 2 ms decision), so it runs beside the
-// reading and deciding of the request, and only asking a person waits for
-// it (the pipeline's BeforeAsking): nothing changes a terminal or starts
-// a dialog before a signal is handled. A signal before then ends the
-// process without a decision, as one during start-up always has, and every
-// caller reads that as a denial.
-func onSignals(parent context.Context) (ctx context.Context, stop func(), armed func()) {
+// onSignals returns ctx, cancelled by the first of endingSignals. Their
+// handlers are installed before it returns, before the request is read: a
+// signal at any moment of a request ends it with a deny (a caller such as
+// Claude Code runs the call when its hook dies without an answer), and
+// nothing changes a terminal or starts a dialog unhandled.
+func onSignals(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
-	ready := make(chan struct{})
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, endingSignals...)
 	go func() {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, endingSignals...)
-		close(ready)
 		select {
 		case <-ch:
 			cancel()
@@ -33,5 +28,5 @@ func onSignals(parent context.Context) (ctx context.Context, stop func(), armed 
 		}
 		signal.Stop(ch)
 	}()
-	return ctx, cancel, func() { <-ready }
+	return ctx, cancel
 }

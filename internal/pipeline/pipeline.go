@@ -86,10 +86,6 @@ type Config struct {
 	Warn func(string)
 	// Verbose says on Warn which rules or memory entries decided.
 	Verbose bool
-	// BeforeAsking, when set, runs once a person is to be asked, before
-	// the wait for the prompt turn: what asking needs and a decision
-	// without a person does not (cmd's signal handlers) is ready then.
-	BeforeAsking func()
 	// RuleNote, when set, says in the rule stage who keeps the rule an
 	// answer would save (form.Options.RuleNote).
 	RuleNote func(*decision.Request, form.Answer) string
@@ -296,9 +292,6 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 	d, ops, err := p.beforeAsking(ctx, c, opinions(p.c.Policy, req))
 	if d != nil || err != nil {
 		return d, ops, err
-	}
-	if p.c.BeforeAsking != nil {
-		p.c.BeforeAsking()
 	}
 	queued, err := p.waitTurn(ctx, c)
 	if err != nil {

@@ -576,26 +576,3 @@ type askingFunc func(*form.Form) form.Answer
 func (askingFunc) Name() decision.Frontend { return decision.FrontendTUI }
 
 func (fn askingFunc) Ask(_ context.Context, f *form.Form) (form.Answer, error) { return fn(f), nil }
-
-// BeforeAsking runs once, before the frontends and before the wait for the
-// prompt turn, when a person is to be asked; never when policy or a canned
-// answer decides.
-func TestBeforeAsking(t *testing.T) {
-	req := `{"action":"write","tool":"write_file"}`
-	var events []string
-	c := Config{BeforeAsking: func() { events = append(events, "ready") }, Memory: &Memory{Dir: t.TempDir()}}
-	asker := fakeFunc(func(*form.Form) { events = append(events, "asked") })
-	if _, err := decideRaw(t, context.Background(), pipe(c, asker), req); err != nil || !slices.Equal(events, []string{"ready", "asked"}) {
-		t.Errorf("asked: %v, events %q", err, events)
-	}
-	events = nil
-	c.Answers, _ = answers.Single("allow-once", "")
-	if d, err := decideRaw(t, context.Background(), pipe(c, asker), req); err != nil || d.Frontend != "answers" || events != nil {
-		t.Errorf("canned: %+v, %v, events %q", d, err, events)
-	}
-	c.Answers = nil
-	c.Policy = []Source{source(ruleAllow)}
-	if d, err := decideRaw(t, context.Background(), pipe(c, asker), req); err != nil || d.Frontend != decision.FrontendRules || events != nil {
-		t.Errorf("policy: %+v, %v, events %q", d, err, events)
-	}
-}
