@@ -1,0 +1,188 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stateDir is the askperm state directory of a memoryEnv, created.
+func stateDir(t *testing.T, env []string) string {
+	t.Helper()
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			dir := filepath.Join(v, "askperm")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}
+	}
+	t.Fatal("no state directory in the environment")
+	return ""
+}
+
+// holdReadOnly holds path locked (how: syscall.LOCK_EX or LOCK_SH)
+// through a read-only descriptor until the test ends, as a sandboxed
+// process that may only read the state directory can. The descriptor is
+// closed on exec: no askperm run by the test inherits it.
+func holdReadOnly(t *testing.T, path string, how int) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// heldFiles are the files of the state directory whose lock a reader can
+// hold, and what askperm says naming each.
+var heldFiles = []struct{ name, said string }{
+	{"audit.log", "audit log: "},
+	{"prompts", "state: "},
+	{"askperm.db", "state store: "},
+}
+
+// runBounded is runPipe with a bound that catches a hang: it fails the
+// test when askperm has not exited bound after its start.
+func runBounded(t *testing.T, bound time.Duration, req []byte, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Env = bytes.NewReader(req), env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return result{stdout.String(), stderr.String(), exitCode(t, err)}
+	case <-time.After(bound):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("askperm %v still running %v after its start (past its deadline); stderr %q", args, bound, stderr.String())
+		return result{}
+	}
+}
+
+// TestHeldLocksAnswerWithinTheDeadline: a process that can only read the
+// state directory holds audit.log, prompts or askperm.db locked; askperm
+// and its Claude Code hook still answer within their deadline, never
+// with an allow that memory could have denied, and say which file is
+// held, not "another askperm".
+func TestHeldLocksAnswerWithinTheDeadline(t *testing.T) {
+	req := readFile(t, "requests/write-file.json")
+	for _, f := range heldFiles {
+		for how, lock := range map[string]int{"exclusive": syscall.LOCK_EX, "shared": syscall.LOCK_SH} {
+			t.Run(f.name+"/"+how, func(t *testing.T) {
+				env := memoryEnv()
+				path := filepath.Join(stateDir(t, env), f.name)
+				holdReadOnly(t, path, lock)
+				said := f.said + path + " is locked by another process (held past "
+
+				r := runBounded(t, 4*time.Second, req, env, "--timeout", "3s", "--answer", "allow-once")
+				if d := checkDecision(t, r.stdout); d["decision"] != "allow" || d["cause"] != "user" {
+					t.Errorf("canned allow-once: %v", d)
+				}
+				if !strings.Contains(r.stderr, said) || strings.Contains(r.stderr, "another askperm") {
+					t.Errorf("stderr %q does not say %q", r.stderr, said)
+				}
+
+				r = runBounded(t, 4*time.Second, claudePayload(t, "pretooluse-bash.json"), env, "hook", "claude-code", "--timeout", "3s")
+				if r.code != 0 || strings.Contains(r.stdout, `"allow"`) || !strings.Contains(r.stderr, said) {
+					t.Errorf("hook: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestSignalWhileALockIsHeld: SIGTERM while askperm waits for a held
+// lock ends it at once with a deny, cause cancelled, even after a canned
+// allow.
+func TestSignalWhileALockIsHeld(t *testing.T) {
+	req := readFile(t, "requests/write-file.json")
+	for _, f := range heldFiles {
+		t.Run(f.name, func(t *testing.T) {
+			env := memoryEnv()
+			path := filepath.Join(stateDir(t, env), f.name)
+			holdReadOnly(t, path, syscall.LOCK_EX)
+			for _, args := range [][]string{{"--timeout", "20s", "--answer", "allow-once"}, {"--timeout", "20s", "--frontend", "none"}} {
+				cmd := exec.Command(bin, args...)
+				cmd.Stdin, cmd.Env = bytes.NewReader(req), env
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				// Not a timing target: askperm waits for the lock for seconds,
+				// and the signal comes during that wait.
+				time.Sleep(700 * time.Millisecond)
+				cmd.Process.Signal(syscall.SIGTERM)
+				select {
+				case err := <-done:
+					exitCode(t, err)
+				case <-time.After(5 * time.Second):
+					cmd.Process.Kill()
+					<-done
+					t.Fatalf("%v: still running 5s after SIGTERM; stderr %q", args, stderr.String())
+				}
+				d := checkDecision(t, stdout.String())
+				if args[3] == "allow-once" || f.name != "audit.log" {
+					wantDeny(t, d, "cancelled", "none")
+				} else if d["decision"] != "deny" {
+					// The deny was made before the wait for the audit log.
+					t.Errorf("%v: %v", args, d)
+				}
+			}
+		})
+	}
+}
+
+// TestLockedStoreNeverWeakensADeny: a remembered deny-always of a call, a
+// rules file allowing the same call, and the store held by a reader: the
+// call is never allowed (with nobody to ask, denied as unavailable), where
+// it was once allowed by the rules file because memory went unread.
+func TestLockedStoreNeverWeakensADeny(t *testing.T) {
+	env := memoryEnv()
+	req := readFile(t, "requests/write-file.json")
+	rules := filepath.Join(t.TempDir(), "rules.toml")
+	if err := os.WriteFile(rules, []byte("[[rule]]\nname = \"writes-ok\"\ntool = \"write_file\"\ndecision = \"allow\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d := checkDecision(t, runPipe(t, req, env, "--answer", "deny-always").stdout); d["decision"] != "deny" {
+		t.Fatalf("remembering the deny: %v", d)
+	}
+	wantDeny(t, checkDecision(t, runPipe(t, req, env, "--rules", rules, "--frontend", "none").stdout), "rule", "memory")
+	dir := stateDir(t, env)
+	holdReadOnly(t, filepath.Join(dir, "askperm.db"), syscall.LOCK_EX)
+	r := runBounded(t, 4*time.Second, req, env, "--rules", rules, "--frontend", "none", "--timeout", "3s")
+	wantDeny(t, checkDecision(t, r.stdout), "unavailable", "none")
+	if !strings.Contains(r.stderr, "automatic allows become a question") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	// askperm check says the same.
+	r = runBounded(t, 5*time.Second, req, env, "check", "--rules", rules, "--json")
+	if !strings.HasPrefix(r.stdout, `{"result":"prompt"`) {
+		t.Errorf("check with the store held: %q", r.stdout)
+	}
+}
