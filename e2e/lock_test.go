@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,5 +185,69 @@ func TestLockedStoreNeverWeakensADeny(t *testing.T) {
 	r = runBounded(t, 5*time.Second, req, env, "check", "--rules", rules, "--json")
 	if !strings.HasPrefix(r.stdout, `{"result":"prompt"`) {
 		t.Errorf("check with the store held: %q", r.stdout)
+	}
+}
+
+// TestAuditOnAFullDisk: on a full disk an audit line is written whole or
+// not at all; the lines after the disk has room again are whole, none
+// swallowed by a torn one. It mounts a small tmpfs, so it runs as root.
+func TestAuditOnAFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small filesystem needs root")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("mounting a tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+	env := baseEnv("XDG_STATE_HOME=" + mnt)
+	req := readFile(t, "requests/write-file.json")
+	run := func() result {
+		t.Helper()
+		r := runBounded(t, 20*time.Second, req, env, "--answer", "allow-once", "--timeout", "10s")
+		checkDecision(t, r.stdout)
+		return r
+	}
+	run()
+	run()
+	// Fill the disk.
+	filler, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 512)
+	for {
+		if _, err := filler.Write(chunk); err != nil {
+			break
+		}
+	}
+	filler.Close()
+	// Lines fill the audit log's last page, until one does not fit.
+	full := ""
+	for i := 0; i < 30 && !strings.Contains(full, "audit log: "); i++ {
+		full += run().stderr
+	}
+	if !strings.Contains(full, "no space left on device") {
+		t.Errorf("a full disk was not said: %q", full)
+	}
+	os.Remove(filepath.Join(mnt, "filler"))
+	run()
+	run()
+	log, err := os.ReadFile(filepath.Join(mnt, "askperm", "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(log, []byte("\n")) {
+		t.Errorf("the audit log ends in a torn line")
+	}
+	lines := strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
+	for i, line := range lines {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Errorf("audit line %d is not a whole entry: %v: %.120q", i+1, err, line)
+		}
+	}
+	if len(lines) < 4 {
+		t.Errorf("%d audit lines, want at least the 4 written with room", len(lines))
 	}
 }
