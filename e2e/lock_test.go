@@ -57,29 +57,47 @@ var heldFiles = []struct{ name, said string }{
 	{"askperm.db", "state store: "},
 }
 
-// runBounded is runPipe with a bound that catches a hang: it fails the
-// test when askperm has not exited bound after its start.
-func runBounded(t *testing.T, bound time.Duration, req []byte, env []string, args ...string) result {
+// running is askperm started with stdin from req and no controlling
+// terminal.
+type running struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan error
+}
+
+func start(t *testing.T, req []byte, env []string, args ...string) *running {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Env = bytes.NewReader(req), env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	r := &running{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
+	r.cmd.Stdin, r.cmd.Env = bytes.NewReader(req), env
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { r.done <- r.cmd.Wait() }()
+	return r
+}
+
+// wait waits for askperm to exit, failing the test when it has not
+// within bound: a hang, past its deadline.
+func (r *running) wait(t *testing.T, bound time.Duration) result {
+	t.Helper()
 	select {
-	case err := <-done:
-		return result{stdout.String(), stderr.String(), exitCode(t, err)}
+	case err := <-r.done:
+		return result{r.stdout.String(), r.stderr.String(), exitCode(t, err)}
 	case <-time.After(bound):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("askperm %v still running %v after its start (past its deadline); stderr %q", args, bound, stderr.String())
+		r.cmd.Process.Kill()
+		<-r.done
+		t.Fatalf("askperm %v still running after %v (past its deadline); stderr %q", r.cmd.Args[1:], bound, r.stderr.String())
 		return result{}
 	}
+}
+
+// runBounded runs askperm as runPipe does, failing the test when it has
+// not exited bound after its start.
+func runBounded(t *testing.T, bound time.Duration, req []byte, env []string, args ...string) result {
+	t.Helper()
+	return start(t, req, env, args...).wait(t, bound)
 }
 
 // TestHeldLocksAnswerWithinTheDeadline: a process that can only read the
@@ -125,35 +143,30 @@ func TestSignalWhileALockIsHeld(t *testing.T) {
 			path := filepath.Join(stateDir(t, env), f.name)
 			holdReadOnly(t, path, syscall.LOCK_EX)
 			for _, args := range [][]string{{"--timeout", "20s", "--answer", "allow-once"}, {"--timeout", "20s", "--frontend", "none"}} {
-				cmd := exec.Command(bin, args...)
-				cmd.Stdin, cmd.Env = bytes.NewReader(req), env
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				done := make(chan error, 1)
-				go func() { done <- cmd.Wait() }()
+				r := start(t, req, env, args...)
 				// Not a timing target: askperm waits for the lock for seconds,
 				// and the signal comes during that wait.
 				time.Sleep(700 * time.Millisecond)
-				cmd.Process.Signal(syscall.SIGTERM)
-				select {
-				case err := <-done:
-					exitCode(t, err)
-				case <-time.After(5 * time.Second):
-					cmd.Process.Kill()
-					<-done
-					t.Fatalf("%v: still running 5s after SIGTERM; stderr %q", args, stderr.String())
-				}
-				d := checkDecision(t, stdout.String())
+				r.cmd.Process.Signal(syscall.SIGTERM)
+				d := checkDecision(t, r.wait(t, 5*time.Second).stdout)
 				if args[3] == "allow-once" || f.name != "audit.log" {
 					wantDeny(t, d, "cancelled", "none")
 				} else if d["decision"] != "deny" {
 					// The deny was made before the wait for the audit log.
 					t.Errorf("%v: %v", args, d)
 				}
+			}
+			// The Claude Code hook: a deny by cancellation, on stdout (with
+			// the audit log held, the hand-back decided before its wait).
+			r := start(t, claudePayload(t, "pretooluse-bash.json"), env, "hook", "claude-code", "--timeout", "20s")
+			time.Sleep(700 * time.Millisecond)
+			r.cmd.Process.Signal(syscall.SIGTERM)
+			want := `"permissionDecision":"deny","permissionDecisionReason":"askperm: denied (cancelled)"`
+			if f.name == "audit.log" {
+				want = `"permissionDecision":"ask"`
+			}
+			if res := r.wait(t, 5*time.Second); !strings.Contains(res.stdout, want) {
+				t.Errorf("hook: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 			}
 		})
 	}
