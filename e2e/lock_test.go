@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // stateDir is the askperm state directory of a memoryEnv, created.
@@ -57,18 +59,28 @@ var heldFiles = []struct{ name, said string }{
 	{"askperm.db", "state store: "},
 }
 
-// running is askperm started with stdin from req and no controlling
-// terminal.
+// running is askperm started with stdin from req, on a pipe, and no
+// controlling terminal.
 type running struct {
 	cmd            *exec.Cmd
+	stdin          *os.File // the pipe's read end, askperm's stdin
 	stdout, stderr bytes.Buffer
 	done           chan error
 }
 
 func start(t *testing.T, req []byte, env []string, args ...string) *running {
 	t.Helper()
-	r := &running{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
-	r.cmd.Stdin, r.cmd.Env = bytes.NewReader(req), env
+	in, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
+	if _, err := w.Write(req); err != nil { // a request fits in the pipe
+		t.Fatal(err)
+	}
+	w.Close()
+	r := &running{cmd: exec.Command(bin, args...), stdin: in, done: make(chan error, 1)}
+	r.cmd.Stdin, r.cmd.Env = in, env
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := r.cmd.Start(); err != nil {
@@ -76,6 +88,27 @@ func start(t *testing.T, req []byte, env []string, args ...string) *running {
 	}
 	go func() { r.done <- r.cmd.Wait() }()
 	return r
+}
+
+// signalWhenRead sends sig once askperm has read its request (its
+// handlers are installed before it reads) and then waited a moment, in
+// which it is waiting for a held lock (for seconds).
+func (r *running) signalWhenRead(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		n, err := unix.IoctlGetInt(int(r.stdin.Fd()), unix.TIOCINQ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("askperm did not read its request")
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	r.cmd.Process.Signal(sig)
 }
 
 // wait waits for askperm to exit, failing the test when it has not
@@ -144,28 +177,23 @@ func TestSignalWhileALockIsHeld(t *testing.T) {
 			holdReadOnly(t, path, syscall.LOCK_EX)
 			for _, args := range [][]string{{"--timeout", "20s", "--answer", "allow-once"}, {"--timeout", "20s", "--frontend", "none"}} {
 				r := start(t, req, env, args...)
-				// Not a timing target: askperm waits for the lock for seconds,
-				// and the signal comes during that wait.
-				time.Sleep(700 * time.Millisecond)
-				r.cmd.Process.Signal(syscall.SIGTERM)
+				r.signalWhenRead(t, syscall.SIGTERM)
 				d := checkDecision(t, r.wait(t, 5*time.Second).stdout)
 				if args[3] == "allow-once" || f.name != "audit.log" {
 					wantDeny(t, d, "cancelled", "none")
 				} else if d["decision"] != "deny" {
-					// The deny was made before the wait for the audit log.
+					// The deny may be made before the wait for the audit log.
 					t.Errorf("%v: %v", args, d)
 				}
 			}
 			// The Claude Code hook: a deny by cancellation, on stdout (with
-			// the audit log held, the hand-back decided before its wait).
+			// the audit log held, the hand-back may be decided before its
+			// wait).
 			r := start(t, claudePayload(t, "pretooluse-bash.json"), env, "hook", "claude-code", "--timeout", "20s")
-			time.Sleep(700 * time.Millisecond)
-			r.cmd.Process.Signal(syscall.SIGTERM)
-			want := `"permissionDecision":"deny","permissionDecisionReason":"askperm: denied (cancelled)"`
-			if f.name == "audit.log" {
-				want = `"permissionDecision":"ask"`
-			}
-			if res := r.wait(t, 5*time.Second); !strings.Contains(res.stdout, want) {
+			r.signalWhenRead(t, syscall.SIGTERM)
+			res := r.wait(t, 5*time.Second)
+			cancelled := strings.Contains(res.stdout, `"permissionDecision":"deny","permissionDecisionReason":"askperm: denied (cancelled)"`)
+			if !cancelled && (f.name != "audit.log" || !strings.Contains(res.stdout, `"permissionDecision":"ask"`)) {
 				t.Errorf("hook: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 			}
 		})
