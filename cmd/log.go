@@ -93,6 +93,9 @@ func newLog(s streams) *cobra.Command {
 				if e.Stop {
 					verdict += " stop"
 				}
+				if e.NotRemembered != "" {
+					verdict += " (not remembered)"
+				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), verdict, e.Cause, by,
 					dash(e.SessionID), dash(e.Tool), e.Action, dash(strings.Join(values, " ")))
 			}
