@@ -177,7 +177,7 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 	}
 	c := &call{req: req, start: start}
 	defer c.releaseTurn()
-	asking, rec, cancel := p.split(ctx, start)
+	asking, rec, cancel := split(ctx, start)
 	defer cancel()
 	d, ops, err := p.safely(asking, c)
 	if d == nil {
@@ -209,8 +209,8 @@ const maxReserve = 500 * time.Millisecond
 // before the deadline, so that a lock held by another process never
 // delays the decision past it. After a signal (ctx cancelled) the record
 // has only half of that reserve.
-func (p *Pipeline) split(ctx context.Context, start time.Time) (asking, rec context.Context, cancel func()) {
-	deadline, _ := ctx.Deadline() // deadline always set one
+func split(ctx context.Context, start time.Time) (asking, rec context.Context, cancel func()) {
+	deadline, _ := ctx.Deadline() // Pipeline.deadline set one
 	reserve := max(0, min(maxReserve, deadline.Sub(start)/10))
 	asking, cancelAsking := context.WithDeadlineCause(ctx, deadline.Add(-reserve), ErrTimeout)
 	rec, cancelRec := context.WithDeadline(context.WithoutCancel(ctx), deadline.Add(-reserve/4))
