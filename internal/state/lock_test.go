@@ -251,3 +251,47 @@ func TestAuditLinesWholeOrNot(t *testing.T) {
 		f.Close()
 	}
 }
+
+// Property: over generated requests, whatever sessions they name, the
+// prompts taken in any minute never pass the user's limit nor a session's,
+// and a prompt is refused only when one of them is reached.
+func TestTakePromptLimitsProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 3))
+	for round := range 20 {
+		dir := t.TempDir()
+		rate := Rate{Session: 1 + rng.IntN(6), User: 1 + rng.IntN(12)}
+		now := time.Unix(1_700_000_000, 0)
+		type taken struct {
+			at  time.Time
+			key string
+		}
+		var log []taken
+		for i := range 60 {
+			now = now.Add(time.Duration(rng.IntN(8000)) * time.Millisecond)
+			key := fmt.Sprint("s", rng.IntN(4))
+			if rng.IntN(2) == 0 {
+				key = fmt.Sprint("rotated-", round, "-", i) // a new session each time
+			}
+			ok, err := TakePrompt(context.Background(), dir, key, now, rate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			session, user := 0, 0
+			for _, p := range log {
+				if p.at.After(now.Add(-time.Minute)) {
+					user++
+					if p.key == key {
+						session++
+					}
+				}
+			}
+			if want := session < rate.Session && user < rate.User; ok != want {
+				t.Fatalf("round %d, prompt %d of %q: taken %v with %d of the session's and %d of the user's in the last minute, rate %+v",
+					round, i, key, ok, session, user, rate)
+			}
+			if ok {
+				log = append(log, taken{now, key})
+			}
+		}
+	}
+}
