@@ -160,7 +160,7 @@ func mapDimensions(n *node) ([]Dimension, error) {
 	dims := make([]Dimension, len(elems))
 	for i, e := range elems {
 		path := "dimensions[" + strconv.Itoa(i) + "]"
-		f, err := object(e, path, []string{"name", "label", "value", "scopes", "default"}, false)
+		f, err := object(e, path, []string{"name", "label", "value", "scopes", "default", "syntax", "shell"}, false)
 		if err != nil {
 			return nil, err
 		}
@@ -193,8 +193,38 @@ func mapDimensions(n *node) ([]Dimension, error) {
 				return nil, fail(path+".default", "%d is not the index of one of its %d scopes", d.Default, len(d.Scopes))
 			}
 		}
+		if err := mapSyntax(f, path, d); err != nil {
+			return nil, err
+		}
 	}
 	return dims, nil
+}
+
+var (
+	syntaxes = []Syntax{SyntaxShell}
+	dialects = []Dialect{DialectBash, DialectSh, DialectZsh, DialectFish}
+)
+
+// mapSyntax reads a dimension's syntax and shell: a shell only for a
+// command line.
+func mapSyntax(f map[string]*node, path string, d *Dimension) error {
+	var syntax, shell string
+	if err := optLine(f, path, "syntax", &syntax); err != nil {
+		return err
+	}
+	if err := optLine(f, path, "shell", &shell); err != nil {
+		return err
+	}
+	d.Syntax, d.Shell = Syntax(syntax), Dialect(shell)
+	switch {
+	case f["syntax"] != nil && !slices.Contains(syntaxes, d.Syntax):
+		return fail(path+".syntax", "%q is not %q", syntax, SyntaxShell)
+	case f["shell"] != nil && d.Syntax != SyntaxShell:
+		return fail(path+".shell", "only a dimension of syntax %q has a shell", SyntaxShell)
+	case f["shell"] != nil && !slices.Contains(dialects, d.Shell):
+		return fail(path+".shell", "%q is none of bash, sh, zsh, fish", shell)
+	}
+	return nil
 }
 
 var scopeKinds = []ScopeKind{KindExact, KindPrefix, KindGlob, KindWords, KindAny}

@@ -150,12 +150,39 @@ type Dimension struct {
 	Value   string
 	Scopes  []Scope
 	Default int // index into Scopes of the preselected scope
+	// Syntax says what Value is written in: SyntaxShell for a command
+	// line (protocol section 10), "" for anything else. A command line is
+	// never read as a path.
+	Syntax Syntax
+	// Shell is the dialect of a SyntaxShell value: DialectBash (the
+	// default, also when ""), DialectSh, DialectZsh or DialectFish.
+	Shell Dialect
 	// Resolved is not part of the request: the caller that may touch the
 	// disk sets it to Value's path with symlinks resolved, when Value is
 	// an absolute path that resolves elsewhere ("" otherwise). Scopes
 	// judge both (Scope.Allows, Scope.Denies).
 	Resolved string
 }
+
+// Syntax is what a dimension's value is written in.
+type Syntax string
+
+// SyntaxShell marks a command line.
+const SyntaxShell Syntax = "shell"
+
+// Dialect is the shell a command line is written for.
+type Dialect string
+
+// The dialects of a command line (protocol section 10).
+const (
+	DialectBash Dialect = "bash"
+	DialectSh   Dialect = "sh"
+	DialectZsh  Dialect = "zsh"
+	DialectFish Dialect = "fish"
+)
+
+// IsShell reports whether d's value is a command line.
+func (d *Dimension) IsShell() bool { return d.Syntax == SyntaxShell }
 
 // Scope is one way a persistent rule may cover later values of a dimension.
 type Scope struct {

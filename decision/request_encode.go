@@ -102,6 +102,8 @@ func (w *jsonWriter) dimension(d *Dimension) {
 		w.member("default")
 		w.buf = strconv.AppendInt(w.buf, int64(d.Default), 10)
 	}
+	w.str("syntax", string(d.Syntax))
+	w.str("shell", string(d.Shell))
 }
 
 func (w *jsonWriter) grant(g *Grant) {
