@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,14 +64,15 @@ type gate struct {
 	name string // the server's, as configured
 
 	mu          sync.Mutex
-	pending     map[string]string // request id -> method, of the requests whose answers the gate reads
+	pending     map[string]string // idKey -> method, of the client's requests not yet answered
 	annotations map[string]*decision.Annotations
 	initialized bool   // the server's initialize answer went to the client
 	claim       string // the name the server gives itself
 }
 
 // Methods of pending requests whose answers the gate reads; a tools/list
-// with a cursor asks for a further page of the same list.
+// with a non-empty cursor asks for a further page of the same list (an
+// empty one, as none, asks for the list anew).
 const (
 	initialize    = "initialize"
 	toolsList     = "tools/list"
@@ -165,8 +167,14 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 		g.toClient.Write(jsonrpc.Error(nil, code, "askperm gate: not a JSON-RPC message the gate can read unambiguously"))
 		return
 	}
-	switch env.Method {
-	case "tools/call":
+	if env.Method != "" && env.ID != nil && !g.open(env) {
+		// The server's answer to either could be read as the other's
+		// (an empty result as initialize's): MCP forbids reusing an id,
+		// and the gate relays no such request.
+		g.toClient.Write(jsonrpc.Error(env.ID, jsonrpc.InvalidRequest, "askperm gate: a request with this id is still pending"))
+		return
+	}
+	if env.Method == "tools/call" {
 		if env.ID == nil {
 			return // a call without an id gets no answer, and never runs
 		}
@@ -176,7 +184,7 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 		if !initialized {
 			// Before initialize, the gate knows nothing of the server's
 			// tools, and the server may not be the one that answers.
-			g.toClient.Write(jsonrpc.Error(env.ID, jsonrpc.InvalidRequest, "askperm gate: tools/call before initialize completed"))
+			g.answer(env.ID, jsonrpc.Error(env.ID, jsonrpc.InvalidRequest, "askperm gate: tools/call before initialize completed"))
 			return
 		}
 		calls.Add(1)
@@ -185,21 +193,53 @@ func (g *gate) clientMessage(ctx context.Context, line []byte, calls *sync.WaitG
 			g.call(ctx, line, env)
 		}()
 		return
-	case initialize, toolsList:
-		if env.ID != nil {
-			method := env.Method
-			var params struct {
-				Cursor *string `json:"cursor"`
-			}
-			if method == toolsList && json.Unmarshal(env.Params, &params) == nil && params.Cursor != nil {
-				method = toolsListMore
-			}
-			g.mu.Lock()
-			g.pending[string(env.ID)] = method
-			g.mu.Unlock()
-		}
 	}
 	g.toServer.Write(line)
+}
+
+// open records env, a client's request with an id, as pending, unless a
+// request with its id is pending already.
+func (g *gate) open(env jsonrpc.Message) bool {
+	method := env.Method
+	if method == toolsList {
+		var params struct {
+			Cursor string `json:"cursor"`
+		}
+		if json.Unmarshal(env.Params, &params) == nil && params.Cursor != "" {
+			method = toolsListMore
+		}
+	}
+	key := idKey(env.ID)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, dup := g.pending[key]; dup {
+		return false
+	}
+	g.pending[key] = method
+	return true
+}
+
+// answer sends the client the gate's own answer to its request id, which
+// is then no longer pending.
+func (g *gate) answer(id json.RawMessage, msg []byte) {
+	g.mu.Lock()
+	delete(g.pending, idKey(id))
+	g.mu.Unlock()
+	g.toClient.Write(msg)
+}
+
+// idKey is the pending key of a request id: a number in one form
+// (1, 1.0 and 1e0 are one id to a server that reads numbers), a string
+// as written.
+func idKey(id json.RawMessage) string {
+	if id[0] == '"' {
+		return string(id)
+	}
+	f, err := strconv.ParseFloat(string(id), 64)
+	if err != nil {
+		return string(id)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // call decides one tools/call and forwards it, or answers it with the
@@ -210,7 +250,7 @@ func (g *gate) call(ctx context.Context, line []byte, env jsonrpc.Message) {
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(env.Params, &params); err != nil || params.Name == "" {
-		g.toClient.Write(denial(env.ID, "askperm: denied: the call names no tool"))
+		g.answer(env.ID, denial(env.ID, "askperm: denied: the call names no tool"))
 		return
 	}
 	g.mu.Lock()
@@ -240,7 +280,7 @@ func (g *gate) call(ctx context.Context, line []byte, env jsonrpc.Message) {
 	if err != nil {
 		reason = "askperm: denied: " + err.Error()
 	}
-	g.toClient.Write(denial(env.ID, reason))
+	g.answer(env.ID, denial(env.ID, reason))
 }
 
 // denialText is what the client reads of a deny.
@@ -298,20 +338,25 @@ func (g *gate) serverMessage(line []byte) {
 	if env.ID == nil || env.Method != "" {
 		return
 	}
-	method, ok := g.pending[string(env.ID)]
+	key := idKey(env.ID)
+	method, ok := g.pending[key]
 	if !ok {
 		return
 	}
-	delete(g.pending, string(env.ID))
+	delete(g.pending, key)
 	switch method {
 	case initialize:
-		if env.Result == nil {
-			return // the server refused: not initialized
-		}
+		// Only an InitializeResult initializes: an error, or any other
+		// result (a ping's {}), is no sign the server is ready.
 		var res struct {
-			ServerInfo struct{ Name string } `json:"serverInfo"`
+			ProtocolVersion string `json:"protocolVersion"`
+			ServerInfo      *struct {
+				Name string `json:"name"`
+			} `json:"serverInfo"`
 		}
-		json.Unmarshal(env.Result, &res)
+		if env.Result == nil || json.Unmarshal(env.Result, &res) != nil || res.ProtocolVersion == "" || res.ServerInfo == nil {
+			return
+		}
 		g.initialized, g.claim = true, res.ServerInfo.Name
 	case toolsList, toolsListMore:
 		var res struct {

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/jsonrpc"
 	"github.com/askperm/askperm/internal/pipeline"
 )
 
@@ -259,5 +261,87 @@ func TestAmbiguousRefused(t *testing.T) {
 				t.Errorf("got %v, want the gate's error alone", msgs)
 			}
 		})
+	}
+}
+
+// A request on the id of one still pending is refused, never relayed: a
+// ping on the id of an initialize the server never answers cannot pass
+// its empty answer off as initialize's, and a call after it is refused.
+func TestPendingIDReused(t *testing.T) {
+	clientIn, toGate := io.Pipe()
+	fromGate, clientOut := io.Pipe()
+	var errOut bytes.Buffer
+	c := Config{Command: []string{"sh", "testdata/mute.sh"}, Pipeline: deciding(t, "allow-once"), In: clientIn, Out: clientOut, Stderr: &errOut}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, c)
+		clientOut.Close()
+		done <- err
+	}()
+	lines := bufio.NewScanner(fromGate)
+	next := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("the gate ended: %s", errOut.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	io.WriteString(toGate, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n"+`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`+"\n")
+	if m := next(); m["error"] == nil || m["id"] != 1.0 {
+		t.Fatalf("the ping on a pending id: %v", m)
+	}
+	// What the ping would have brought back has had its time.
+	io.WriteString(toGate, `{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
+	if m := next(); m["id"] != 3.0 {
+		t.Fatalf("a ping on a free id: %v", m)
+	}
+	io.WriteString(toGate, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/tmp/x"}}}`+"\n")
+	if m := next(); m["error"] == nil || m["id"] != 2.0 {
+		t.Errorf("the call was relayed: %v", m)
+	}
+	toGate.Close()
+	for lines.Scan() {
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Only an InitializeResult (protocolVersion and serverInfo) initializes
+// the gate: an error or another result does not.
+func TestInitializeAnswerRead(t *testing.T) {
+	for result, want := range map[string]bool{
+		`{}`:                               false,
+		`{"serverInfo":{"name":"x"}}`:      false,
+		`{"protocolVersion":"2025-06-18"}`: false,
+		`{"protocolVersion":"","serverInfo":{"name":"x"}}`: false,
+		`[]`: false,
+		`{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"x","version":"1"}}`: true,
+	} {
+		g := &gate{pending: map[string]string{"1": initialize}, annotations: map[string]*decision.Annotations{}}
+		g.serverMessage([]byte(`{"jsonrpc":"2.0","id":1,"result":` + result + `}`))
+		if g.initialized != want {
+			t.Errorf("%s: initialized %v", result, g.initialized)
+		}
+	}
+}
+
+// A tools/list with an empty cursor asks for the list anew: its answer
+// replaces the annotations, as one without a cursor does.
+func TestEmptyCursorListsAnew(t *testing.T) {
+	g := &gate{pending: map[string]string{}, annotations: map[string]*decision.Annotations{}, toServer: jsonrpc.NewWriter(io.Discard)}
+	yes := true
+	g.annotations["delete_all"] = &decision.Annotations{ReadOnlyHint: &yes}
+	var calls sync.WaitGroup
+	g.clientMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":""}}`), &calls)
+	g.serverMessage([]byte(`{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"delete_all"}]}}`))
+	if a := g.annotations["delete_all"]; a != nil {
+		t.Errorf("the stale annotations stayed: %+v", a)
 	}
 }
