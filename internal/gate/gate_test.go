@@ -292,9 +292,12 @@ func TestPendingIDReused(t *testing.T) {
 		}
 		return m
 	}
-	io.WriteString(toGate, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n"+`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`+"\n")
-	if m := next(); m["error"] == nil || m["id"] != 1.0 {
-		t.Fatalf("the ping on a pending id: %v", m)
+	io.WriteString(toGate, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n")
+	for _, id := range []string{"1", "1.0", "1e0"} {
+		io.WriteString(toGate, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`+"\n")
+		if m := next(); m["error"] == nil || m["id"] != 1.0 {
+			t.Fatalf("the ping on pending id %s: %v", id, m)
+		}
 	}
 	// What the ping would have brought back has had its time.
 	io.WriteString(toGate, `{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
