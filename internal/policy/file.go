@@ -76,8 +76,9 @@ type Rule struct {
 // sharing them share the compiled form, and a request's check computes
 // each once: they are numbered, and a check keeps their results by number.
 type compiler struct {
-	globs *match.Compiler
-	paths map[string]pathRef
+	globs      *match.Compiler
+	paths      map[string]pathRef
+	everyValue map[everythingKey]bool
 }
 
 type pathRef struct {
@@ -86,7 +87,7 @@ type pathRef struct {
 }
 
 func newCompiler() *compiler {
-	return &compiler{globs: match.NewCompiler(), paths: map[string]pathRef{}}
+	return &compiler{globs: match.NewCompiler(), paths: map[string]pathRef{}, everyValue: map[everythingKey]bool{}}
 }
 
 func (c *compiler) path(s string) (pathRef, error) {
@@ -198,12 +199,12 @@ func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, []example, err
 		return nil, nil, fail("decision: %q is none of allow, prompt, deny", rt.Decision)
 	}
 	r.Verdict = v
-	if err := rt.matchesAll(v); err != nil {
-		return nil, nil, fail("%v", err)
-	}
 	var err error
 	spec := match.Spec{Fields: [4]*string{rt.Tool, rt.Server, rt.Source, rt.Action}, Dimensions: rt.Dimensions}
 	if r.match, err = c.globs.Matcher(spec); err != nil {
+		return nil, nil, fail("%v", err)
+	}
+	if err := c.matchesAll(rt, v); err != nil {
 		return nil, nil, fail("%v", err)
 	}
 	for i, pt := range rt.When {
@@ -239,22 +240,26 @@ func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, []example, err
 
 // matchesAll refuses a rule that matches every request without saying
 // so (match_all = true): one with no matcher at all, or an allow whose
-// matchers are all globs of nothing but "*" (which match nearly every
-// value) and that has no predicate. A deny or prompt of "*" narrows
-// nothing either, but erring that way takes nothing from the person.
-// match_all = true beside a matcher that narrows is refused too: the rule
-// would say two things.
-func (rt *ruleTOML) matchesAll(v Verdict) error {
-	globs := []*string{rt.Tool, rt.Server, rt.Source, rt.Action}
-	for _, g := range rt.Dimensions {
-		globs = append(globs, &g)
-	}
+// globs all match everything "*" does (matchesEverything: "*", "?*",
+// "{*,x}" alike) and that has no predicate. A deny or prompt of "*"
+// narrows nothing either, but erring that way takes nothing from the
+// person. match_all = true beside a matcher that narrows is refused too:
+// the rule would say two things. The globs compile (c.globs.Matcher).
+func (c *compiler) matchesAll(rt *ruleTOML, v Verdict) error {
 	given, narrows := len(rt.When) > 0, len(rt.When) > 0
-	for _, g := range globs {
-		if g != nil {
-			given = true
-			narrows = narrows || *g == "" || strings.Trim(*g, "*") != ""
+	glob := func(src string, name bool) {
+		given = true
+		if !narrows {
+			narrows = !c.everything(src, name)
 		}
+	}
+	for _, g := range []*string{rt.Tool, rt.Server, rt.Source, rt.Action} {
+		if g != nil {
+			glob(*g, true)
+		}
+	}
+	for _, g := range rt.Dimensions {
+		glob(g, false)
 	}
 	switch {
 	case rt.MatchAll && narrows:
@@ -264,9 +269,27 @@ func (rt *ruleTOML) matchesAll(v Verdict) error {
 	case !given:
 		return errors.New("no matcher (tool, server, source, action, dimensions, when): it matches every request; say match_all = true if that is meant")
 	case !narrows && v == Allow:
-		return errors.New("its matchers are all \"*\": it allows nearly every request; narrow it, or say match_all = true if that is meant")
+		return errors.New("its globs match every value \"*\" matches: it allows nearly every request; narrow it, or say match_all = true if that is meant")
 	}
 	return nil
+}
+
+// everything is matchesEverything of glob src, computed once per glob
+// and kind of field.
+func (c *compiler) everything(src string, name bool) bool {
+	k := everythingKey{src, name}
+	if e, ok := c.everyValue[k]; ok {
+		return e
+	}
+	p, err := decision.CompileGlob(src)
+	e := err == nil && matchesEverything(p, src, name)
+	c.everyValue[k] = e
+	return e
+}
+
+type everythingKey struct {
+	src  string
+	name bool
 }
 
 // exampleRequest is a rule's example as a request: the TOML table as the

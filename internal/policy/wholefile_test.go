@@ -81,16 +81,22 @@ func TestExamplesCheckedAgainstTheFile(t *testing.T) {
 	}
 }
 
-// A rule that matches every request must say so; an allow of nothing but
-// "*" globs counts as one; a deny or prompt of "*" stands.
+// A rule that matches every request must say so; an allow whose globs
+// all match what "*" matches, however spelt, counts as one; a deny or
+// prompt of "*" stands.
 func TestMatchAll(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"[[rule]]\n", `rule "rules.toml#1": no matcher`},
 		{"[[rule]]\ndecision = \"deny\"\n", "no matcher"},
 		{"[[rule]]\nname = \"x\"\njustification = \"j\"\n[[rule.match]]\naction = \"a\"\n", `rule "x": no matcher`},
 		{"[[rule]]\ndimensions = {}\n", "no matcher"},
-		{"[[rule]]\ntool = \"*\"\n", `its matchers are all "*"`},
-		{"[[rule]]\ntool = \"**\"\nserver = \"*\"\ndimensions = { path = \"***\" }\n", `its matchers are all "*"`},
+		{"[[rule]]\ntool = \"*\"\n", `its globs match every value "*" matches`},
+		{"[[rule]]\ntool = \"**\"\nserver = \"*\"\ndimensions = { path = \"***\" }\n", `its globs match every value "*" matches`},
+		{"[[rule]]\ntool = \"?*\"\n", `its globs match every value "*" matches`},
+		{"[[rule]]\ntool = \"*?\"\n", `its globs match every value "*" matches`},
+		{"[[rule]]\ntool = \"{*,x}\"\n", `its globs match every value "*" matches`},
+		{"[[rule]]\ntool = \"[!/]*\"\n", `its globs match every value "*" matches`},
+		{"[[rule]]\ntool = \"*\"\ndimensions = { command = \"[^;]*\" }\n", `its globs match every value "*" matches`},
 		{"[[rule]]\nmatch_all = true\ntool = \"shell\"\n", "match_all = true, yet matchers narrow the rule"},
 		{"[[rule]]\nmatch_all = true\n[[rule.when]]\npath = \"$.a\"\nexists = true\n", "match_all = true, yet"},
 	} {
@@ -105,6 +111,10 @@ func TestMatchAll(t *testing.T) {
 		"[[rule]]\ntool = \"*\"\ndecision = \"deny\"\n",
 		"[[rule]]\ntool = \"*\"\ndecision = \"prompt\"\n",
 		"[[rule]]\ntool = \"*\"\nserver = \"fs\"\n",
+		"[[rule]]\ntool = \"[!q]*\"\n",
+		"[[rule]]\ntool = \"??*\"\n",
+		"[[rule]]\ntool = \"*\"\ndimensions = { path = \"[!/]*\" }\n",
+		"[[rule]]\ntool = \"{*[!é],é}\"\n",
 		"[[rule]]\ntool = \"*\"\n[[rule.when]]\npath = \"$.a\"\nexists = false\n",
 	} {
 		if _, err := Parse("rules.toml", []byte(text)); err != nil {
@@ -113,11 +123,29 @@ func TestMatchAll(t *testing.T) {
 	}
 }
 
-// Over generated rules whose matchers are absent or all "*", an allow
-// never loads without match_all = true.
+// everyGlob is a generated glob of `*`, `?`, classes and braces that
+// matches every non-empty value "*" matches (a name's, without '/', when
+// name is set).
+func everyGlob(rng *rand.Rand, name bool, depth int) string {
+	any := []string{"*", "**", "***", "?*", "*?", "[!;]*", "*[^|]", "[!$]*", "*{,}", "{*,*}"}
+	if name {
+		any = append(any, "[!/]*", "*[!/]")
+	}
+	if depth > 0 && rng.IntN(3) == 0 {
+		literal := string(rune('a' + rng.IntN(26)))
+		alts := []string{everyGlob(rng, name, depth-1), literal, "[ab]x"}
+		rng.Shuffle(len(alts), func(i, j int) { alts[i], alts[j] = alts[j], alts[i] })
+		return "{" + strings.Join(alts, ",") + "}"
+	}
+	return any[rng.IntN(len(any))]
+}
+
+// Over generated rules whose matchers are absent or globs that match
+// every value "*" does, however spelt, an allow never loads without
+// match_all = true.
 func TestMatchAllProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 19))
-	stars := func() string { return strings.Repeat("*", 1+rng.IntN(3)) }
+	stars := func() string { return everyGlob(rng, true, 2) }
 	for range 2000 {
 		var b strings.Builder
 		b.WriteString("[[rule]]\n")
@@ -135,7 +163,7 @@ func TestMatchAllProperty(t *testing.T) {
 		var dims []string
 		for _, d := range []string{"path", "command", "url"} {
 			if rng.IntN(3) == 0 {
-				dims = append(dims, fmt.Sprintf("%s = %q", d, stars()))
+				dims = append(dims, fmt.Sprintf("%s = %q", d, everyGlob(rng, false, 2)))
 			}
 		}
 		if len(dims) > 0 || rng.IntN(4) == 0 {
