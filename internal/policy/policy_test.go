@@ -266,15 +266,24 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-func TestVerb(t *testing.T) {
+// A name splits into words at separators and case changes; an
+// execute_action tool's action is read by its exact key.
+func TestWords(t *testing.T) {
 	for raw, want := range map[string]string{
-		`{"action":"Write"}`:                      "write",
-		`{"action":"x","tool":"Create_Employee"}`: "create",
-		`{"action":"x","tool":"get"}`:             "read",
-		`{"action":"x","tool":"execute_action_x","arguments":{"action":"Approve"}}`: "approve",
-		`{"action":"x","tool":"execute_action_x"}`:                                  "execute",
+		`{"action":"Write"}`:                                                              "write |",
+		`{"action":"x","tool":"Create_Employee"}`:                                         "create employee |",
+		`{"action":"x","tool":"get"}`:                                                     "read |",
+		`{"action":"x","tool":"deleteRecords"}`:                                           "delete records |",
+		`{"action":"x","tool":"delete-records"}`:                                          "delete records |",
+		`{"action":"x","tool":"DeleteRecords"}`:                                           "delete records |",
+		`{"action":"x","tool":"HTTPDelete.v2 all"}`:                                       "http delete v 2 all |",
+		`{"action":"x","tool":"read2delete"}`:                                             "read 2 delete |",
+		`{"action":"x","tool":"execute_action_x","arguments":{"action":"Approve"}}`:       "execute action x | approve",
+		`{"action":"x","tool":"execute_action_x"}`:                                        "execute action x |",
+		`{"action":"x","tool":"execute_action_x","arguments":{"action":"readAndDelete"}}`: "execute action x | read and delete",
 	} {
-		if got := Verb(req(t, raw)); got != want {
+		tool, action := Words(req(t, raw))
+		if got := strings.TrimSpace(strings.Join(tool, " ") + " | " + strings.Join(action, " ")); got != want {
 			t.Errorf("%s: %q, want %q", raw, got, want)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/askperm/askperm/decision"
 )
 
 // gatedRules allow every execute_action tool by rule, so that only the
@@ -121,6 +123,106 @@ func TestActionSpellingsProperty(t *testing.T) {
 		anyGated := slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, "action") && gated(members[k]) })
 		if anyGated && v == Allow {
 			t.Fatalf("%s: allowed by %s, although a spelling of action names a gated verb", args, by)
+		}
+	}
+}
+
+// wordRules allow every call of server fs by rule, so that only the verb
+// policy stands between a call and an allow.
+const wordRules = `
+[[rule]]
+tool = "*"
+server = "fs"
+[verbs]
+always_require = ["purge", "cancel"]
+require = ["create", "submit"]
+auto = ["read", "list", "search"]
+`
+
+// A name is read word by word, at every separator and case change: a
+// word that asks anywhere in it asks, and every delete* word asks.
+func TestVerbWords(t *testing.T) {
+	p := parse(t, wordRules)
+	g := parse(t, gatedRules)
+	for _, tc := range []struct {
+		p         *Policy
+		tool, act string
+		want      string
+	}{
+		{p, "deleteRecords", "", "verbs.always_require:prompt"},
+		{p, "delete-records", "", "verbs.always_require:prompt"},
+		{p, "DeleteRecords", "", "verbs.always_require:prompt"},
+		{p, "read_and_delete_all", "", "verbs.always_require:prompt"},
+		{p, "listThenPurge", "", "verbs.always_require:prompt"},
+		{p, "search.create", "", "verbs.require:prompt"},
+		{p, "read_records", "", "rules.toml#1:allow verbs.auto:allow"},
+		{p, "readRecords", "", "rules.toml#1:allow verbs.auto:allow"},
+		{p, "records_read", "", "rules.toml#1:allow"},
+		{g, "execute_action", "deleteRecords", "verbs.always_require:prompt"},
+		{g, "execute_action", "delete-records", "verbs.always_require:prompt"},
+		{g, "execute_action", "read_and_delete_all", "verbs.always_require:prompt"},
+		{g, "execute_action", "readThenCreate", "verbs.require:prompt"},
+		{g, "execute_action", "ſearch", "rules.toml#1:allow"}, // read narrowly for an allow
+		{g, "execute_action", "read", "rules.toml#1:allow verbs.auto:allow"},
+	} {
+		args := "{}"
+		if tc.act != "" {
+			args = fmt.Sprintf(`{"action":%q}`, tc.act)
+		}
+		raw := fmt.Sprintf(`{"action":"x","server":"fs","tool":%q,"arguments":%s}`, tc.tool, args)
+		if v, got := verdictOf(t, tc.p, raw); got != tc.want {
+			t.Errorf("%s %s: %v by %q, want %q", tc.tool, tc.act, v, got, tc.want)
+		}
+	}
+	// A name given twice in the arguments is refused, whichever the
+	// server would read.
+	r := &decision.Request{Action: "x", Tool: "execute_action", Arguments: []byte(`{"action":"read","action":"delete_all"}`)}
+	if v, by := Combine(g.Opinions(r)); v != Deny {
+		t.Errorf("an action given twice: %v by %v", v, names(by))
+	}
+}
+
+// Over generated names that mix separators and case, with a word the
+// verb policy asks for anywhere among them, no call is auto-allowed, as
+// a tool's name or as an execute_action's action.
+func TestVerbWordsProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 11))
+	p := parse(t, wordRules)
+	g := parse(t, gatedRules+"\n[[rule]]\ntool = \"*\"\nserver = \"fs\"\n")
+	plain := []string{"read", "list", "search", "get", "records", "all", "user", "and", "then"}
+	asking := map[*Policy][]string{p: {"purge", "cancel", "create", "submit", "delete", "deleted", "deleteall"}, g: {"delete", "create", "deletes"}}
+	style := []func(string) string{strings.ToLower, strings.ToUpper, func(s string) string { return strings.ToUpper(s[:1]) + s[1:] }}
+	for range 4000 {
+		pol := p
+		if rng.IntN(2) == 0 {
+			pol = g
+		}
+		var ws []string
+		for range rng.IntN(4) {
+			ws = append(ws, plain[rng.IntN(len(plain))])
+		}
+		gated := asking[pol][rng.IntN(len(asking[pol]))]
+		ws = slices.Insert(ws, rng.IntN(len(ws)+1), gated)
+		var b strings.Builder
+		for i, w := range ws {
+			sep := []string{"_", "-", ".", " ", ""}[rng.IntN(5)]
+			s := style[rng.IntN(3)](w)
+			if i > 0 {
+				if sep == "" {
+					s = style[2](w) // camelCase: a capital starts the word
+				}
+				b.WriteString(sep)
+			}
+			b.WriteString(s)
+		}
+		name := b.String()
+		raw := fmt.Sprintf(`{"action":"x","server":"fs","tool":%q}`, name)
+		if rng.IntN(2) == 0 {
+			raw = fmt.Sprintf(`{"action":"x","server":"fs","tool":"execute_action","arguments":{"action":%q}}`, name)
+		}
+		ops := pol.Opinions(req(t, raw))
+		if v, by := Combine(ops); v == Allow {
+			t.Fatalf("%s: allowed by %s, although %q asks", raw, names(by), gated)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -60,50 +61,110 @@ func compileVerbs(vt verbsTOML) (*verbs, error) {
 	return v, nil
 }
 
-// Verb is a call's semantic verb: the name an execute_action_* tool
-// gives in arguments.action (that exact key, read strictly), else the
-// tool's name; of either, the lowercase prefix before the first "_", with
-// "get" read as "read" (delete_records: delete). Without a tool, the
-// request's action. Arguments that name a key in two spellings are the
-// policy's to refuse (Policy.Opinions), whatever the verb.
-func Verb(req *decision.Request) string {
+// Words are the words of a call's name, lowercase, "get" read as
+// "read": of the tool's name and, for an execute_action* tool, of
+// arguments.action (that exact key, read strictly) after it; without a
+// tool, of the request's action. A name splits at '_', '-', '.', spaces
+// and a lowercase letter followed by an uppercase one (deleteRecords,
+// delete-records, DeleteRecords: delete, records). Arguments that name a
+// key in two spellings are the policy's to refuse (Policy.Opinions),
+// whatever the words.
+func Words(req *decision.Request) (tool, action []string) {
 	if req.Tool == "" {
-		return strings.ToLower(req.Action)
+		return words(req.Action), nil
 	}
-	name := req.Tool
 	if strings.HasPrefix(req.Tool, "execute_action") {
 		var args struct {
 			Action string `json:"action"`
 		}
 		// json v2 matches names exactly and refuses duplicates: the verb
 		// is the one a strict server reads.
-		if jsonv2.Unmarshal(req.Arguments, &args) == nil && args.Action != "" {
-			name = args.Action
+		if jsonv2.Unmarshal(req.Arguments, &args) == nil {
+			action = words(args.Action)
 		}
 	}
-	verb, _, _ := strings.Cut(strings.ToLower(name), "_")
-	if verb == "get" {
-		return "read"
+	return words(req.Tool), action
+}
+
+// words splits name into its words (see Words): at every rune that is
+// neither a letter nor a digit, where a lowercase letter or a digit meets
+// an uppercase one, where letters meet digits, and before the last
+// capital of a run followed by a lowercase letter (HTTPDelete: http,
+// delete).
+func words(name string) []string {
+	rs := []rune(name)
+	var out []string
+	start := 0
+	cut := func(end int) {
+		if end > start {
+			word := strings.ToLower(string(rs[start:end]))
+			if word == "get" {
+				word = "read"
+			}
+			out = append(out, word)
+		}
+		start = end
 	}
-	return verb
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			cut(i)
+			start = i + 1
+			continue
+		}
+		if i == start {
+			continue
+		}
+		p := rs[i-1]
+		switch {
+		case unicode.IsLower(r) && unicode.IsUpper(p) && i-1 > start && unicode.IsUpper(rs[i-2]):
+			cut(i - 1)
+		case unicode.IsUpper(r) && unicode.IsLower(p), unicode.IsDigit(r) != unicode.IsDigit(p):
+			cut(i)
+		}
+	}
+	cut(len(rs))
+	return out
 }
 
 // opinion is the verb policy's opinion of req: its first matching branch.
+// It errs wide for asking, narrow for allowing: a call asks when any word
+// of its name (its tool's or its action's) is on a list that asks, and is
+// allowed by auto only for its verb, the first word of its action (else
+// of its tool), when no word asks.
 func (v *verbs) opinion(req *decision.Request) (Verdict, string) {
 	if len(v.allowlist) > 0 && !slices.Contains(v.allowlist, req.Tool) {
 		return Deny, "allowlist"
 	}
-	verb := Verb(req)
+	tool, action := Words(req)
+	all := append(slices.Clone(tool), action...)
+	verb := ""
+	switch {
+	case len(action) > 0:
+		verb = action[0]
+	case len(tool) > 0:
+		verb = tool[0]
+	}
+	// Words compare to the lists asking under Unicode simple folding, as
+	// a server that folds an action's case reads them ("ſubmit").
+	any := func(list []string) bool {
+		return slices.ContainsFunc(all, func(w string) bool {
+			return slices.ContainsFunc(list, func(l string) bool { return strings.EqualFold(w, l) })
+		})
+	}
+	deletes := slices.ContainsFunc(all, func(w string) bool {
+		r := []rune(w)
+		return len(r) >= len("delete") && strings.EqualFold(string(r[:len("delete")]), "delete")
+	})
 	switch {
 	case strings.HasPrefix(req.Tool, "execute_action") && strayAction(req.Arguments):
 		return Deny, "action"
-	case slices.Contains(v.alwaysRequire, verb) || strings.HasPrefix(req.Tool, "delete_"):
+	case any(v.alwaysRequire) || deletes:
 		return Prompt, "always_require"
 	case largestArray(req.Arguments) > v.bulkLimit:
 		return Prompt, "bulk_limit"
-	case v.roleRequires(req.Role, verb):
+	case v.roleRequires(req.Role, any):
 		return Prompt, "roles." + req.Role
-	case slices.Contains(v.require, verb):
+	case any(v.require):
 		return Prompt, "require"
 	case slices.Contains(v.auto, verb):
 		return Allow, "auto"
@@ -127,9 +188,11 @@ func strayAction(arguments []byte) bool {
 	return false
 }
 
-func (v *verbs) roleRequires(role, verb string) bool {
+// roleRequires reports whether role asks for a call: a role with an
+// empty list asks for every one, else when any of its words is listed.
+func (v *verbs) roleRequires(role string, any func([]string) bool) bool {
 	list, ok := v.roles[role]
-	return ok && role != "" && (len(list) == 0 || slices.Contains(list, verb))
+	return ok && role != "" && (len(list) == 0 || any(list))
 }
 
 // largestArray is the length of the largest array anywhere in the
