@@ -7,7 +7,9 @@
 // on to the server; a denied one never reaches it, and the client gets a
 // tool error carrying the denial. Calls in flight are decided at once
 // (their prompts queue in the pipeline); a call before the server's
-// initialize answer reached the client is refused. The server is known by
+// initialize answer (an InitializeResult) reached the client is refused,
+// and so is any request on the id of one still pending, whose answers
+// the gate could not tell apart. The server is known by
 // the name the person configured (or DefaultName of its command line),
 // never by the name it gives itself, which a call shows only as the
 // server's own words. Its annotations, from its latest tools/list answer
