@@ -212,7 +212,14 @@ type rawGate struct {
 
 func startRawGate(t *testing.T, flags ...string) *rawGate {
 	t.Helper()
-	args := append(append([]string{"gate"}, flags...), "--", "sh", "renaming.sh", "fs-trusted")
+	return startGateOn(t, []string{"sh", "renaming.sh", "fs-trusted"}, flags...)
+}
+
+// startGateOn is startRawGate in front of server, a command line run in
+// internal/gate/testdata.
+func startGateOn(t *testing.T, server []string, flags ...string) *rawGate {
+	t.Helper()
+	args := append(append(append([]string{"gate"}, flags...), "--"), server...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = "../internal/gate/testdata"
 	cmd.Env = baseEnv()
@@ -318,5 +325,22 @@ func TestGateCallBeforeInitialize(t *testing.T) {
 	g.send(t, rawWrite)
 	if m := g.next(t); m["method"] != "tools/call" {
 		t.Errorf("after initialize: %v", m)
+	}
+}
+
+// TestGatePendingIDReused: a server that never answers initialize cannot
+// have a ping on initialize's id pass its empty answer off as
+// initialize's: the ping is refused, and a call after it is refused too,
+// although the rules allow it.
+func TestGatePendingIDReused(t *testing.T) {
+	g := startGateOn(t, []string{"sh", "mute.sh"}, "--rules", rulesFile(t, "[[rule]]\ntool = \"write_file\"\n"))
+	g.send(t, rawInitialize)
+	g.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if m := g.next(t); m["error"] == nil || m["id"] != 1.0 {
+		t.Fatalf("the ping on initialize's id: %v", m)
+	}
+	g.send(t, rawWrite)
+	if m := g.next(t); m["error"] == nil || m["id"] != 2.0 {
+		t.Errorf("the call after it: %v, want the gate's error", m)
 	}
 }

@@ -184,6 +184,13 @@ func TestRulesVerbsReadWhatTheServerReads(t *testing.T) {
 	if got := hookDecision(t, claudeCall("mcp__x__execute_action", `{"action":"delete_records"}`), "--rules", allowed); got == "allow" {
 		t.Errorf("delete_records under always_require = [\"delete\"]: allowed")
 	}
+	// A name is read word by word: a delete in any word, however it is
+	// joined, asks.
+	for _, action := range []string{"deleteRecords", "delete-records", "DeleteRecords", "read_and_delete_all"} {
+		if got := hookDecision(t, claudeCall("mcp__x__execute_action", `{"action":"`+action+`"}`), "--rules", allowed); got == "allow" {
+			t.Errorf("%s under always_require = [\"delete\"]: allowed", action)
+		}
+	}
 	if got := hookDecision(t, claudeCall("mcp__x__execute_action", `{"action":"read_records"}`), "--rules", allowed); got != "allow" {
 		t.Errorf("read_records: %q, want allow", got)
 	}
@@ -217,15 +224,20 @@ func TestRulesFileSaysWhatItDoes(t *testing.T) {
 		"[[rule.not_match]]\ntool = \"write_file\"\naction = \"write\"\n"+
 		"[[annotations]]\ntool = \"*\"\nmode = \"approve\"\n")
 	everything := rulesFile(t, "[[rule]]\nname = \"all\"\njustification = \"trust me\"\n")
-	stars := rulesFile(t, "[[rule]]\nname = \"stars\"\ntool = \"*\"\n")
-	for path, want := range map[string]string{
+	cases := map[string]string{
 		contradicted: `rule "project": not_match 1: the file allows it`,
 		everything:   `rule "all": no matcher`,
-		stars:        `rule "stars": its matchers are all "*"`,
-	} {
-		r := runPipe(t, shellRequest("ls"), baseEnv(), "--rules", path, "--answer", "allow-once")
-		if r.code != 64 || r.stdout != "" || !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, want) {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %q", want, r.code, r.stdout, r.stderr, want)
+	}
+	// A glob that matches all "*" does is refused however it is spelt.
+	for _, glob := range []string{"*", "?*", "*?", "{*,x}", "[!/]*"} {
+		cases[rulesFile(t, fmt.Sprintf("[[rule]]\nname = \"stars\"\ntool = %q\n", glob))] = `rule "stars": its globs match every value "*" matches`
+	}
+	for path, want := range cases {
+		for _, args := range [][]string{{"--rules", path, "--answer", "allow-once"}, {"check", "--rules", path}} {
+			r := runPipe(t, shellRequest("ls"), baseEnv(), args...)
+			if r.code != 64 || r.stdout != "" || !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, want) {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", args, r.code, r.stdout, r.stderr, want)
+			}
 		}
 	}
 	said := rulesFile(t, "[[rule]]\nname = \"all\"\nmatch_all = true\n")
