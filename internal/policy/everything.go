@@ -24,8 +24,8 @@ var fillers = []string{"a", "aa", "Z", strings.Repeat("a", 64)}
 // matchesEverything reports whether glob p (src as written) matches
 // every value a request's field may hold that "*" matches: it is tried on
 // generated values, every character of baseProbes and of src's classes
-// (and their neighbours), alone and beside fillers. A name (tool, server,
-// source, action) holds no '/'; a dimension's value may. A glob that
+// (and their neighbours), alone and beside fillers. A name (tool, source,
+// action) holds no '/'; a server's name or a dimension's value may. A glob that
 // leaves out only the empty value narrows nothing: a field is never
 // empty, and a value that is would hardly be what a rule meant to keep out.
 func matchesEverything(p *decision.Pattern, src string, name bool) bool {

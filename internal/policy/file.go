@@ -253,10 +253,15 @@ func (c *compiler) matchesAll(rt *ruleTOML, v Verdict) error {
 			narrows = !c.everything(src, name)
 		}
 	}
-	for _, g := range []*string{rt.Tool, rt.Server, rt.Source, rt.Action} {
+	// A server's name may hold a '/' (one taken from a command line:
+	// "npx @scope/server"); a tool's, source's or action's does not.
+	for _, g := range []*string{rt.Tool, rt.Source, rt.Action} {
 		if g != nil {
 			glob(*g, true)
 		}
+	}
+	if rt.Server != nil {
+		glob(*rt.Server, false)
 	}
 	for _, g := range rt.Dimensions {
 		glob(g, false)

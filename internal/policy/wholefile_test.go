@@ -114,6 +114,7 @@ func TestMatchAll(t *testing.T) {
 		"[[rule]]\ntool = \"[!q]*\"\n",
 		"[[rule]]\ntool = \"??*\"\n",
 		"[[rule]]\ntool = \"*\"\ndimensions = { path = \"[!/]*\" }\n",
+		"[[rule]]\nserver = \"[!/]*\"\n",
 		"[[rule]]\ntool = \"{*[!é],é}\"\n",
 		"[[rule]]\ntool = \"*\"\n[[rule.when]]\npath = \"$.a\"\nexists = false\n",
 	} {
@@ -145,7 +146,6 @@ func everyGlob(rng *rand.Rand, name bool, depth int) string {
 // match_all = true.
 func TestMatchAllProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 19))
-	stars := func() string { return everyGlob(rng, true, 2) }
 	for range 2000 {
 		var b strings.Builder
 		b.WriteString("[[rule]]\n")
@@ -157,7 +157,7 @@ func TestMatchAllProperty(t *testing.T) {
 		}
 		for _, field := range []string{"tool", "server", "source", "action"} {
 			if rng.IntN(2) == 0 {
-				fmt.Fprintf(&b, "%s = %q\n", field, stars())
+				fmt.Fprintf(&b, "%s = %q\n", field, everyGlob(rng, field != "server", 2))
 			}
 		}
 		var dims []string
