@@ -31,13 +31,18 @@ const maxExpansion = 2 * MaxLineBytes
 // matches one of CommandStarters. A pattern with a '/' is a path pattern:
 // `*` within a path segment, `**` (as a whole segment) across segments,
 // `?` one character but '/'; an absolute one matches only absolute
-// values, both cleaned lexically (path.Clean) first. A pattern without a
-// '/' (a tool name, a command such as `go test *`) is matched against the
-// whole value, where '/' is an ordinary character: `go test *` matches
-// `go test ./pkg` (protocol section 8). Unless the pattern is absolute, a
-// value with more ".." segments than the pattern is refused, since it
-// cannot be cleaned and may climb out of what the pattern names
-// ("src/../../etc" for "src/**").
+// values. A pattern without a '/' (a tool name, a command such as `go
+// test *`) is matched against the whole value, where '/' is an ordinary
+// character: `go test *` matches `go test ./pkg` (protocol section 8).
+// Unless the pattern is absolute, a value with more ".." segments than
+// the pattern is refused, since it may climb out of what the pattern
+// names ("src/../../etc" for "src/**").
+//
+// Match takes a value as written, against the pattern as written; the
+// path forms of a dimension (cleaned, resolved) are matched against the
+// pattern cleaned when absolute (Allows, Denies). So the command-starter
+// guard always sees the value as written too: cleaning never hides a `|`
+// or a `;` from an allow.
 //
 // Doublestar stays the judge of what a glob matches, quirks included, but
 // its wildcards cannot be told to skip characters. So the glob is also
@@ -48,11 +53,16 @@ const maxExpansion = 2 * MaxLineBytes
 // when the pattern's literals match each of its command starters. RE2
 // runs in time linear in the value and rejects most values first.
 type Pattern struct {
-	glob    string // as written; cleaned when absolute
-	abs     bool
-	text    bool // no '/': the value's '/' is matched as slash
-	dotDots int
-	guard   *regexp.Regexp
+	written, clean globForm // clean: an absolute pattern cleaned, else as written
+	abs            bool
+	text           bool // no '/': the value's '/' is matched as slash
+	dotDots        int
+}
+
+// globForm is one spelling of a pattern, compiled.
+type globForm struct {
+	glob  string
+	guard *regexp.Regexp
 }
 
 // CompileGlob compiles pattern, once for any number of values. A
@@ -63,19 +73,23 @@ func CompileGlob(pattern string) (*Pattern, error) {
 	if err := checkGlob(pattern); err != nil {
 		return nil, fmt.Errorf("invalid glob %q: %w", pattern, err)
 	}
-	p := &Pattern{glob: pattern, abs: path.IsAbs(pattern), dotDots: dotDots(pattern)}
-	if p.abs {
-		p.glob = path.Clean(pattern)
-	}
-	p.text = !strings.Contains(pattern, "/")
+	p := &Pattern{abs: path.IsAbs(pattern), dotDots: dotDots(pattern), text: !strings.Contains(pattern, "/")}
 	var err error
-	if p.guard, err = guardRegexp(p.glob); err != nil {
-		if p.glob != pattern {
-			return nil, fmt.Errorf("invalid glob %q: cleaned to %q, %w", pattern, p.glob, err)
-		}
+	if p.written, err = compileForm(pattern); err != nil {
 		return nil, fmt.Errorf("invalid glob %q: %w", pattern, err)
 	}
+	p.clean = p.written
+	if clean := path.Clean(pattern); p.abs && clean != pattern {
+		if p.clean, err = compileForm(clean); err != nil {
+			return nil, fmt.Errorf("invalid glob %q: cleaned to %q, %w", pattern, clean, err)
+		}
+	}
 	return p, nil
+}
+
+func compileForm(glob string) (globForm, error) {
+	guard, err := guardRegexp(glob)
+	return globForm{glob, guard}, err
 }
 
 // guardRegexp translates a glob into RE2, anchored at both ends.
@@ -100,8 +114,24 @@ func guardRegexp(pattern string) (*regexp.Regexp, error) {
 	return regexp.Compile(re.String())
 }
 
-// Match reports whether value matches the pattern.
-func (p *Pattern) Match(value string) bool {
+// Match reports whether value, as written, matches the pattern as written.
+func (p *Pattern) Match(value string) bool { return p.match(value, false) }
+
+// Allows reports whether the pattern, in an allow, matches d in every
+// form (see Scope.Allows); a path pattern never a relative path nothing
+// anchored.
+func (p *Pattern) Allows(d Dimension) bool { return allows(d, p.match, !p.text) }
+
+// Denies reports whether the pattern, in a deny, matches d in any form.
+func (p *Pattern) Denies(d Dimension) bool { return denies(d, p.match) }
+
+// match is Match on a value as written (asPath false), or on one in a path
+// form against the pattern cleaned.
+func (p *Pattern) match(value string, asPath bool) bool {
+	f := p.written
+	if asPath {
+		f = p.clean
+	}
 	switch {
 	case p.abs:
 		// An absolute pattern starts with a literal '/', which a relative
@@ -109,7 +139,6 @@ func (p *Pattern) Match(value string) bool {
 		if !path.IsAbs(value) {
 			return false
 		}
-		value = path.Clean(value)
 	case dotDots(value) > p.dotDots:
 		return false
 	case p.text:
@@ -118,7 +147,7 @@ func (p *Pattern) Match(value string) bool {
 		}
 		value = strings.ReplaceAll(value, "/", slash)
 	}
-	return p.guard.MatchString(value) && doublestar.MatchUnvalidated(p.glob, value)
+	return f.guard.MatchString(value) && doublestar.MatchUnvalidated(f.glob, value)
 }
 
 // slash stands for '/' in the value of a pattern without one while they

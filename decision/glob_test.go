@@ -121,7 +121,7 @@ func sameAsDoublestar(t *testing.T, pattern string, values ...string) {
 		case path.IsAbs(pattern) && !path.IsAbs(value):
 			continue // an absolute pattern never matches a relative value
 		case path.IsAbs(pattern):
-			v = path.Clean(value)
+			// As written: nothing is cleaned.
 		case dotDots(value) > dotDots(pattern):
 			continue // the climbing guard
 		case !strings.Contains(pattern, "/"):
@@ -129,9 +129,9 @@ func sameAsDoublestar(t *testing.T, pattern string, values ...string) {
 			// other character.
 			v = strings.ReplaceAll(value, "/", slash)
 		}
-		want, _ := doublestar.Match(glob, v)
+		want, _ := doublestar.Match(pattern, v)
 		if got := p.Match(value); got != want {
-			t.Fatalf("%q matches %q: %v, doublestar %v (guard %s)", pattern, value, got, want, p.guard)
+			t.Fatalf("%q matches %q: %v, doublestar %v (guard %s)", pattern, value, got, want, p.written.guard)
 		}
 	}
 }

@@ -22,20 +22,24 @@ func TestExactCoversEverySpelling(t *testing.T) {
 	}
 }
 
-// spell writes the clean absolute path p another way that cleans to it:
-// "." segments, doubled slashes, detours through a sibling and "..", a
+// spell writes the clean path p, absolute or relative, another way that
+// cleans to it: "." segments, doubled slashes, detours through a sibling and "..", a
 // trailing slash.
 func spell(rng *rand.Rand, p string) string {
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	var b strings.Builder
-	for _, s := range segs {
-		b.WriteString("/")
+	for i, s := range segs {
+		if i > 0 || path.IsAbs(p) {
+			b.WriteString("/")
+		}
 		for range rng.IntN(3) {
 			switch rng.IntN(3) {
 			case 0:
 				b.WriteString("./")
 			case 1:
-				b.WriteString("/")
+				if b.Len() > 0 { // a leading '/' would make it absolute
+					b.WriteString("/")
+				}
 			default:
 				b.WriteString("d" + string(rune('a'+rng.IntN(3))) + "/../")
 			}
@@ -48,34 +52,49 @@ func spell(rng *rand.Rand, p string) string {
 	return b.String()
 }
 
-// Paths and their spellings: a scope of any path kind covering one
-// spelling of a path covers every spelling, so a deny on one spelling
-// covers all, and an allow's verdict does not hang on the spelling.
+// Paths and their spellings, absolute and relative: a deny covering one
+// spelling of a path covers every spelling; an allow covers a spelling
+// only when it covers the path it names (an exact allow only the same
+// spelling), so no spelling reaches another file.
 func TestScopesSeeOnePathForm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 19))
 	names := []string{"a", "b", ".env", "x.go", "..x", "s p"}
-	for range 2000 {
+	for range 3000 {
 		n := 1 + rng.IntN(4)
 		segs := make([]string, n)
 		for i := range segs {
 			segs[i] = names[rng.IntN(len(names))]
 		}
-		p := "/" + strings.Join(segs, "/")
+		p := strings.Join(segs, "/")
+		if rng.IntN(2) == 0 {
+			p = "/" + p
+		}
+		dir := path.Dir(p)
 		scopes := []Scope{
 			{Match: spell(rng, p), Kind: KindExact},
-			{Match: spell(rng, path.Dir(p)) + "/", Kind: KindPrefix},
-			{Match: path.Dir(p) + "/*", Kind: KindGlob},
-			{Match: "/" + segs[0] + "/**", Kind: KindGlob},
+			{Match: spell(rng, dir) + "/", Kind: KindPrefix},
+			{Match: dir + "/*", Kind: KindGlob},
+			{Match: strings.TrimSuffix(dir, segs[n-1]) + "**", Kind: KindGlob},
 		}
 		for _, s := range scopes {
-			want := s.Covers(p)
-			if s.Kind == KindExact && !want {
-				t.Fatalf("exact %q does not cover %q", s.Match, p)
+			denied := s.Denies(Dimension{Value: p})
+			if s.Kind == KindExact && !denied {
+				t.Fatalf("exact %q does not deny %q", s.Match, p)
 			}
 			for range 5 {
 				v := spell(rng, p)
-				if got := s.Denies(Dimension{Value: v}); got != want {
-					t.Fatalf("%s %q: covers %q %v, but its spelling %q %v", s.Kind, s.Match, p, want, v, got)
+				d := Dimension{Value: v}
+				if !path.IsAbs(v) {
+					d.Resolved = PathForm(v) // anchored, no symlink
+				}
+				if denied && !s.Denies(d) {
+					t.Fatalf("%s %q denies %q but not its spelling %q", s.Kind, s.Match, p, v)
+				}
+				if !s.Allows(d) {
+					continue
+				}
+				if !s.Denies(Dimension{Value: p}) || s.Kind == KindExact && v != s.Match {
+					t.Fatalf("%s %q allows %q, which names %q", s.Kind, s.Match, v, p)
 				}
 			}
 		}

@@ -8,18 +8,30 @@ import (
 	"unicode/utf8"
 )
 
-// Covers reports whether the scope covers value (protocol.md section 2).
-// An unknown kind covers nothing: a rule askperm does not understand must
-// never allow more than the person chose. Absolute paths are compared in
-// one form, cleaned lexically (PathForm), by every kind but words.
-func (s Scope) Covers(value string) bool {
+// Covers reports whether the scope covers value as written, one string
+// against another, nothing cleaned (protocol.md section 2): kind exact the
+// same string; prefix a value starting with the match, at a '/' when both
+// are absolute paths, with no more ".." segments unless both are absolute;
+// glob as Pattern.Match. An unknown kind covers nothing: a rule askperm
+// does not understand must never allow more than the person chose. A
+// dimension is judged in all its forms by Allows and Denies.
+func (s Scope) Covers(value string) bool { return s.covers(value, false) }
+
+// covers is Covers on value as written (asPath false), or on a value in
+// its one path form or resolved (asPath true), against the match in its
+// one path form.
+func (s Scope) covers(value string, asPath bool) bool {
 	switch s.Kind {
 	case KindExact, "": // exact is the protocol's default kind
-		return PathForm(value) == PathForm(s.Match)
+		if asPath {
+			return value == PathForm(s.Match)
+		}
+		return value == s.Match
 	case KindPrefix:
-		return prefixCovers(s.Match, value)
+		return prefixCovers(s.Match, value, asPath)
 	case KindGlob:
-		return Glob(s.Match, value)
+		p, err := CompileGlob(s.Match)
+		return err == nil && p.match(value, asPath)
 	case KindWords:
 		return wordsCover(s.Match, value)
 	case KindAny:
@@ -28,17 +40,49 @@ func (s Scope) Covers(value string) bool {
 	return false
 }
 
-// Allows reports whether s, in an allow, covers d: both its value and,
-// when set, the path it resolves to (an allow errs narrow).
+// Allows reports whether s, in an allow, covers d in every form: its value
+// as written and, unless it is a command line, in its one path form and
+// resolved (an allow errs narrow; cleaning never widens it). A relative
+// path no absolute workdir anchored (see Dimension.Resolved) may lead
+// anywhere: no scope that reads it as a path below another (prefix, a
+// glob with a '/') allows it.
 func (s Scope) Allows(d Dimension) bool {
-	return s.Covers(d.Value) && (d.Resolved == "" || s.Covers(d.Resolved))
+	return allows(d, s.covers, s.Kind == KindPrefix || s.Kind == KindGlob && strings.Contains(s.Match, "/"))
 }
 
-// Denies reports whether s, in a deny, covers d: its value or the path it
-// resolves to (a deny errs wide). For the simple commands of a command
-// line, see Words.
-func (s Scope) Denies(d Dimension) bool {
-	return s.Covers(d.Value) || d.Resolved != "" && s.Covers(d.Resolved)
+// Denies reports whether s, in a deny, covers d in any form: its value as
+// written, in its one path form or resolved (a deny errs wide). For the
+// simple commands of a command line, see Words.
+func (s Scope) Denies(d Dimension) bool { return denies(d, s.covers) }
+
+// allows reports whether covers holds for every form of d; below says
+// that it reads a path as one below another, which a relative path
+// nothing anchored never is.
+func allows(d Dimension, covers func(value string, asPath bool) bool, below bool) bool {
+	if !covers(d.Value, false) {
+		return false
+	}
+	if d.IsShell() || !IsPath(d.Value) {
+		return true
+	}
+	if !covers(PathForm(d.Value), true) {
+		return false
+	}
+	if d.Resolved == "" {
+		return path.IsAbs(d.Value) || !below
+	}
+	return covers(d.Resolved, true)
+}
+
+// denies reports whether covers holds for any form of d.
+func denies(d Dimension, covers func(value string, asPath bool) bool) bool {
+	if covers(d.Value, false) {
+		return true
+	}
+	if d.IsShell() || !IsPath(d.Value) {
+		return false
+	}
+	return covers(PathForm(d.Value), true) || d.Resolved != "" && covers(d.Resolved, true)
 }
 
 // Words are the leading words a scope of kind words matches; nil for
@@ -50,33 +94,51 @@ func (s Scope) Words() []string {
 	return words(s.Match)
 }
 
-// PathForm is the one form in which a value is compared as a path: an
-// absolute path cleaned lexically (path.Clean: no "." segment, no "//",
-// no ".." but at the root, no trailing '/'), any other value as it is.
+// PathForm is the one form in which a value is compared as a path:
+// cleaned lexically (path.Clean: no "." segment, no "//", no ".." but at
+// the root or leading a relative path, no trailing '/'), absolute or
+// relative. A value that is no path (see IsPath) is returned as it is.
 // Symlinks are the caller's to resolve (Dimension.Resolved): decision
 // never touches the disk.
 func PathForm(value string) string {
-	if path.IsAbs(value) {
-		return path.Clean(value)
+	if !IsPath(value) {
+		return value
 	}
-	return value
+	return path.Clean(value)
 }
 
-// prefixCovers: when both are absolute paths, the cleaned value must be the
-// cleaned match or lie below it, so neither ".." nor a longer name
-// ("/home/a/pq" for "/home/a/p") gets out. Otherwise a plain string prefix,
-// which cannot be cleaned (a relative path, a URL), so a value with more ".."
-// segments than the match is refused instead. An empty match would cover
-// every value, which only kind any may do.
-func prefixCovers(match, value string) bool {
+// IsPath reports whether value may be read as a path: anything but the
+// empty string and a URL (scheme://…), whose "//" is no doubled slash.
+// A command line is never one either, but that is the dimension's to say
+// (Dimension.IsShell).
+func IsPath(value string) bool { return value != "" && !strings.Contains(value, "://") }
+
+// prefixCovers: when both are absolute paths, the value must be the match
+// or lie below it, so a longer name ("/home/a/pq" for "/home/a/p") does
+// not get in. Otherwise a plain string prefix, where a value with more
+// ".." segments than the match is refused: it may climb out of what the
+// match names ("src/../../etc" for "src/"). As written (asPath false) an
+// absolute value is not cleaned, so "/home/a/p/../q" is below "/home/a/p/"
+// there; its path form, which an allow must also hold in, is not. In the
+// path form (asPath true) the match is cleaned too, and a relative match
+// also ends at a '/'. An empty match would cover every value, which only
+// kind any may do.
+func prefixCovers(match, value string, asPath bool) bool {
 	if match == "" {
 		return false
 	}
-	if path.IsAbs(match) && path.IsAbs(value) {
-		m, v := PathForm(match), PathForm(value)
-		return m == "/" || v == m || strings.HasPrefix(v, m+"/")
+	if asPath {
+		match = PathForm(match)
 	}
-	return strings.HasPrefix(value, match) && !climbsOut(match, value)
+	abs := path.IsAbs(match) && path.IsAbs(value)
+	if !abs && climbsOut(match, value) {
+		return false
+	}
+	if !abs && !asPath || !IsPath(match) || path.IsAbs(match) != path.IsAbs(value) {
+		return strings.HasPrefix(value, match)
+	}
+	m := strings.TrimSuffix(match, "/") // "" for "/", "." for a relative "./"
+	return m == "" || m == "." || value == m || strings.HasPrefix(value, m+"/")
 }
 
 // climbsOut reports whether value has more ".." segments than match: a value

@@ -99,12 +99,13 @@ func (c *Compiler) Matcher(s Spec) (Matcher, error) {
 }
 
 // Match reports whether every matcher of m matches the cache's request,
-// for an allow: a dimension's path must match in both its forms, as
-// written and resolved (decision.Dimension.Resolved).
+// for an allow: a dimension's value must match in every form, as written
+// and, unless it is a command line, cleaned and resolved
+// (decision.Pattern.Allows).
 func (m Matcher) Match(c *Cache) bool { return m.match(c, false) }
 
-// MatchWide is Match for a deny (or a question): a dimension's path
-// matches in either of its forms, and a value read as a command line
+// MatchWide is Match for a deny (or a question): a dimension's value
+// matches in any of its forms (decision.Pattern.Denies), and a value read as a command line
 // matches when one of its simple commands does (shell.Line.Denied).
 func (m Matcher) MatchWide(c *Cache) bool { return m.match(c, true) }
 
@@ -117,9 +118,9 @@ func (m Matcher) match(c *Cache, wide bool) bool {
 	for _, d := range m.dims {
 		r := c.dim(d.name, d.Glob)
 		switch {
-		case !wide && !(r.lexical && r.resolved):
+		case !wide && !r.allow:
 			return false
-		case wide && !r.lexical && !r.resolved && !c.command(d.name, d.Glob):
+		case wide && !r.deny && !c.command(d.name, d.Glob):
 			return false
 		}
 	}
@@ -138,10 +139,9 @@ type Cache struct {
 	lines    map[string]shell.Line
 }
 
-// dimResult is a glob's result on a dimension's value as written and as
-// resolved (the same when it resolves nowhere else); both false for a
-// missing dimension.
-type dimResult struct{ lexical, resolved bool }
+// dimResult is a glob's result on a dimension, for an allow and for a
+// deny; both false for a missing dimension.
+type dimResult struct{ allow, deny bool }
 
 type dimKey struct {
 	id   int
@@ -205,11 +205,7 @@ func (c *Cache) dim(name string, g Glob) dimResult {
 	if !ok {
 		if i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name }); i >= 0 {
 			d := c.req.Dimensions[i]
-			m.lexical = g.p.Match(d.Value)
-			m.resolved = m.lexical
-			if d.Resolved != "" {
-				m.resolved = g.p.Match(d.Resolved)
-			}
+			m = dimResult{g.p.Allows(d), g.p.Denies(d)}
 		}
 		if c.dims == nil {
 			c.dims = map[dimKey]dimResult{}

@@ -20,7 +20,7 @@ func TestMatcher(t *testing.T) {
 		req                        decision.Request
 		shell, anyTool, everything bool
 	}{
-		{decision.Request{Tool: "shell", Action: "exec", Dimensions: []decision.Dimension{{Name: "command", Value: "go test ./pkg"}}}, true, true, true},
+		{decision.Request{Tool: "shell", Action: "exec", Dimensions: []decision.Dimension{{Name: "command", Value: "go test ./pkg", Syntax: decision.SyntaxShell}}}, true, true, true},
 		{decision.Request{Tool: "shell", Action: "exec", Dimensions: []decision.Dimension{{Name: "command", Value: "go test x; rm"}}}, false, true, true},
 		{decision.Request{Tool: "shell", Action: "exec"}, false, true, true},                                                            // no such dimension
 		{decision.Request{Action: "exec", Dimensions: []decision.Dimension{{Name: "command", Value: "go test x"}}}, false, false, true}, // no tool

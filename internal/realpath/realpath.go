@@ -12,23 +12,61 @@ import (
 	"github.com/askperm/askperm/decision"
 )
 
-// Resolve sets the Resolved path of each of req's dimensions whose value
-// is an absolute path resolving elsewhere than its lexical form
-// (decision.PathForm), or to Unresolvable when it cannot be resolved.
+// Resolve sets the Resolved path of each of req's dimensions that may be
+// a path (decision.IsPath; never a command line). An absolute value gets
+// the path it resolves to when that is elsewhere than its lexical form
+// (decision.PathForm), or Unresolvable when it cannot be resolved. A
+// relative value is resolved against the request's absolute workdir, as
+// the kernel would from there: Resolved is then always set (the value is
+// anchored), relative to the workdir's resolved form when it stays below
+// it, absolute when a link or ".." leads out. Without an absolute workdir
+// a relative value stays unanchored (Resolved ""), which no scope but
+// exact and any allows.
 func Resolve(req *decision.Request) {
-	for i := range req.Dimensions {
-		d := &req.Dimensions[i]
-		if !filepath.IsAbs(d.Value) {
-			continue
-		}
-		r, ok := Of(d.Value)
-		switch {
-		case !ok:
-			d.Resolved = Unresolvable
-		case r != decision.PathForm(d.Value):
-			d.Resolved = r
+	workdir, base := "", ""
+	if req.Workdir != nil && filepath.IsAbs(req.Workdir.Value) {
+		workdir = decision.PathForm(req.Workdir.Value)
+		if r, ok := Of(workdir); ok {
+			base = r
 		}
 	}
+	for i := range req.Dimensions {
+		d := &req.Dimensions[i]
+		switch {
+		case d.IsShell() || !decision.IsPath(d.Value):
+		case filepath.IsAbs(d.Value):
+			r, ok := Of(d.Value)
+			switch {
+			case !ok:
+				d.Resolved = Unresolvable
+			case r != decision.PathForm(d.Value):
+				d.Resolved = r
+			}
+		case workdir == "":
+		case base == "":
+			d.Resolved = Unresolvable // the workdir's own links loop
+		default:
+			d.Resolved = relativeTo(base, workdir+"/"+d.Value)
+		}
+	}
+}
+
+// relativeTo is p resolved, relative to base when it lies below it (or
+// "."), else absolute; Unresolvable when it cannot be resolved.
+func relativeTo(base, p string) string {
+	r, ok := Of(p)
+	switch {
+	case !ok:
+		return Unresolvable
+	case r == base:
+		return "."
+	case base == "/":
+		return r[1:]
+	}
+	if rel, ok := strings.CutPrefix(r, base+"/"); ok {
+		return rel
+	}
+	return r
 }
 
 // Unresolvable is the resolved form of a path whose links cannot be
