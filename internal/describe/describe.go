@@ -64,33 +64,46 @@ func Describe(c Call) (*decision.Request, error) {
 			return nil, fmt.Errorf("describe: arguments: not a JSON object: %w", err)
 		}
 	}
+	rest := map[string]json.RawMessage{} // the members no dimension holds
 	for _, name := range sortedKeys(args) {
 		var s string
-		if json.Unmarshal(args[name], &s) != nil || s == "" || name == "" || len(name) > decision.MaxLineBytes {
-			continue // a name no dimension may have
+		d, ok := decision.Dimension{}, false
+		if json.Unmarshal(args[name], &s) == nil && s != "" && name != "" && len(name) <= decision.MaxLineBytes {
+			d, ok = dimension(name, s, c.Workdir)
 		}
-		if len(s) > decision.MaxLineBytes {
-			if d, ok := dimension(name, s, c.Workdir); ok { // only its digest fits
-				req.Dimensions = append(req.Dimensions, Exact(req, name, d.Label, s))
-			}
-			continue
-		}
-		if d, ok := dimension(name, s, c.Workdir); ok {
+		switch {
+		case !ok:
+			rest[name] = args[name]
+		case len(s) > decision.MaxLineBytes: // only its digest fits
+			e := Exact(req, name, d.Label, s)
+			e.Syntax = d.Syntax
+			req.Dimensions = append(req.Dimensions, e)
+		default:
 			req.Dimensions = append(req.Dimensions, d)
 		}
+	}
+	if len(rest) > 0 && len(req.Dimensions) > 0 {
+		// Every argument is bound: those that are no dimension of their
+		// own, exactly, as one more, so that a rule saved for a query on
+		// a database never covers another query on it.
+		canonical, err := canonicalOf(rest)
+		if err != nil {
+			return nil, err
+		}
+		req.Dimensions = append(req.Dimensions, Exact(req, unusedName(req.Dimensions, "other arguments"), "Other arguments", canonical))
 	}
 	if len(req.Dimensions) == 0 || len(req.Dimensions) > decision.MaxListEntries {
 		// Nothing recognised, or more than a rule can hold: an always-rule
 		// covers these exact arguments (no arguments are {}).
 		req.Details = nil // the arguments' detail holds them all
-		canonical := []byte("{}")
+		canonical := "{}"
 		if len(args) > 0 {
 			var err error
-			if canonical, err = decision.Canonical(c.Arguments); err != nil {
-				return nil, fmt.Errorf("describe: arguments: %w", err)
+			if canonical, err = canonicalOf(args); err != nil {
+				return nil, err
 			}
 		}
-		req.Dimensions = []decision.Dimension{Exact(req, "arguments", "Arguments", string(canonical))}
+		req.Dimensions = []decision.Dimension{Exact(req, "arguments", "Arguments", canonical)}
 	}
 	return req, nil
 }
@@ -142,6 +155,7 @@ func dimension(name, s, workdir string) (decision.Dimension, bool) {
 	lower := strings.ToLower(name)
 	switch {
 	case slices.Contains(commandNames, lower):
+		d.Syntax = decision.SyntaxShell // a command line, never a path
 		d.Scopes = []decision.Scope{exact}
 		if w := leadingWords(s); w != "" {
 			d.Scopes = append(d.Scopes, decision.Scope{Label: "commands starting " + w, Match: w, Kind: decision.KindWords})
@@ -206,6 +220,26 @@ func origin(s string) string {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host + "/"
+}
+
+// canonicalOf is the canonical JSON (RFC 8785) of the object members.
+func canonicalOf(members map[string]json.RawMessage) (string, error) {
+	b, err := json.Marshal(members)
+	if err == nil {
+		b, err = decision.Canonical(b)
+	}
+	if err != nil {
+		return "", fmt.Errorf("describe: arguments: %w", err)
+	}
+	return string(b), nil
+}
+
+// unusedName is name, primed until no dimension of dims has it.
+func unusedName(dims []decision.Dimension, name string) string {
+	for slices.ContainsFunc(dims, func(d decision.Dimension) bool { return d.Name == name }) {
+		name += "'"
+	}
+	return name
 }
 
 func sortedKeys(m map[string]json.RawMessage) []string {

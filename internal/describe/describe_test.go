@@ -2,6 +2,7 @@ package describe
 
 import (
 	"encoding/json"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -40,13 +41,14 @@ func TestDescribeReferenceTools(t *testing.T) {
 		{"read_file", `{"path":"/home/a/p/src/main.go"}`, &decision.Annotations{ReadOnlyHint: yes()}, "read",
 			[]string{"path: exact /home/a/p/src/main.go, prefix /home/a/p/src/, prefix /home/a/p/"}},
 		{"write_file", `{"path":"/home/a/p/x.md","content":"# hi\n"}`, &decision.Annotations{DestructiveHint: no()}, "write",
-			[]string{"path: exact /home/a/p/x.md, prefix /home/a/p/"}},
+			[]string{"path: exact /home/a/p/x.md, prefix /home/a/p/", `other arguments: exact {"content":"# hi\n"}`}},
 		{"move_file", `{"source":"/home/a/p/a","destination":"/tmp/b"}`, nil, "destructive",
 			[]string{"destination: exact /tmp/b, prefix /tmp/", "source: exact /home/a/p/a, prefix /home/a/p/"}},
 		{"edit_file", `{"path":"/home/a/p/../../etc/passwd","edits":[],"dryRun":false}`, nil, "destructive",
-			[]string{"path: exact /home/a/p/../../etc/passwd, prefix /home/etc/"}},
+			// No folder: "/home/etc/" does not hold the path as written.
+			[]string{"path: exact /home/a/p/../../etc/passwd", `other arguments: exact {"dryRun":false,"edits":[]}`}},
 		{"fetch", `{"url":"https://example.org/a/b?q=1","max_length":5000}`, &decision.Annotations{ReadOnlyHint: yes()}, "read",
-			[]string{"url: exact https://example.org/a/b?q=1, prefix https://example.org/"}},
+			[]string{"url: exact https://example.org/a/b?q=1, prefix https://example.org/", `other arguments: exact {"max_length":5000}`}},
 		{"git_status", `{"repo_path":"/home/a/p"}`, nil, "destructive",
 			[]string{"repo_path: exact /home/a/p, prefix /home/a/, prefix /home/a/p/"}},
 		{"run_command", `{"command":"go test ./..."}`, nil, "destructive",
@@ -174,3 +176,101 @@ func TestDescribeLongValues(t *testing.T) {
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// allowedByDefaults reports whether an allow-always of first, each
+// dimension at its preselected scope, covers second: the same dimensions,
+// each allowed.
+func allowedByDefaults(first, second *decision.Request) bool {
+	if len(first.Dimensions) != len(second.Dimensions) {
+		return false
+	}
+	for _, d := range first.Dimensions {
+		i := slices.IndexFunc(second.Dimensions, func(o decision.Dimension) bool { return o.Name == d.Name })
+		if i < 0 || !d.Scopes[d.Default].Allows(second.Dimensions[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Every argument is bound: a rule saved for a query on a database never
+// covers another query on it, nor a command run with another environment.
+func TestDescribeBindsEveryArgument(t *testing.T) {
+	for _, tc := range [][2]string{
+		{`{"database":"/tmp/app.db","query":"SELECT count(*) FROM users"}`, `{"database":"/tmp/app.db","query":"DROP TABLE users"}`},
+		{`{"command":"make test","env":{}}`, `{"command":"make test","env":{"LD_PRELOAD":"/tmp/evil.so"}}`},
+		{`{"path":"/tmp/a","limit":5}`, `{"path":"/tmp/a","limit":50000}`},
+		{`{"path":"/tmp/a"}`, `{"path":"/tmp/a","recursive":true}`},
+	} {
+		first, err := Describe(Call{Server: "db", Tool: "t", Arguments: json.RawMessage(tc[0])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := Describe(Call{Server: "db", Tool: "t", Arguments: json.RawMessage(tc[1])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !allowedByDefaults(first, first) || allowedByDefaults(first, second) {
+			t.Errorf("a rule saved for %s covers %s (or not itself): %q", tc[0], tc[1], scopes(first))
+		}
+	}
+}
+
+// For generated argument objects (strings that are paths, URLs, commands
+// or text, numbers, booleans, nulls, arrays, nested objects): changing
+// any member's value breaks an allow-always saved with the default scopes.
+func TestDescribeEveryMemberBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 4))
+	names := append(append([]string{"query", "env", "limit", "arguments", "other arguments", ""}, pathNames...), commandNames...)
+	values := []string{`"/tmp/a"`, `"/tmp/a/b"`, `"src/x"`, `"https://h.example/x"`, `"make test"`, `"text"`, `""`, `5`, `5.5`,
+		`true`, `false`, `null`, `[]`, `["a",1]`, `{}`, `{"k":"v"}`, `{"k":{"n":[1,2]}}`, `"` + strings.Repeat("q", decision.MaxLineBytes+1) + `"`}
+	object := func(m map[string]string) json.RawMessage {
+		var b strings.Builder
+		b.WriteString("{")
+		for i, k := range slices.Sorted(maps.Keys(m)) {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(strconv.Quote(k) + ":" + m[k])
+		}
+		return json.RawMessage(b.String() + "}")
+	}
+	for range 2000 {
+		args := map[string]string{}
+		for range 1 + rng.IntN(4) {
+			args[names[rng.IntN(len(names))]] = values[rng.IntN(len(values))]
+		}
+		first, err := Describe(Call{Tool: "t", Arguments: object(args), Workdir: "/tmp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !allowedByDefaults(first, first) {
+			t.Fatalf("%s: the rule does not cover its own call: %q", object(args), scopes(first))
+		}
+		changed := maps.Clone(args)
+		name := slices.Sorted(maps.Keys(args))[rng.IntN(len(args))]
+		for changed[name] == args[name] {
+			changed[name] = values[rng.IntN(len(values))]
+		}
+		second, err := Describe(Call{Tool: "t", Arguments: object(changed), Workdir: "/tmp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if allowedByDefaults(first, second) {
+			t.Fatalf("a rule saved for %s covers %s: %q", object(args), object(changed), scopes(first))
+		}
+	}
+}
+
+// A command line is marked as one (never read as a path); a path is not.
+func TestDescribeMarksCommandLines(t *testing.T) {
+	req, err := Describe(Call{Tool: "run", Arguments: json.RawMessage(`{"command":"/usr/bin/ls ok/..","cwd":"/tmp/x","script":"` + strings.Repeat("y", decision.MaxLineBytes+1) + `"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range req.Dimensions {
+		if want := d.Name != "cwd"; d.IsShell() != want {
+			t.Errorf("%s: syntax %q", d.Name, d.Syntax)
+		}
+	}
+}
