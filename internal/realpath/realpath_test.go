@@ -120,3 +120,107 @@ func kernelPath(p string) (string, bool) {
 	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 	return real, err == nil
 }
+
+// A relative path is resolved against the request's absolute workdir: a
+// link inside the workdir that leads out is seen, and a path without one
+// keeps its cleaned relative form. Without an absolute workdir it stays
+// unanchored, which no path glob allows.
+func TestResolveRelative(t *testing.T) {
+	d := dir(t)
+	must(t, os.MkdirAll(d+"/proj/src/real", 0o700))
+	must(t, os.MkdirAll(d+"/home/.ssh", 0o700))
+	must(t, os.WriteFile(d+"/home/.ssh/id", nil, 0o600))
+	must(t, os.Symlink(d+"/home", d+"/proj/src/lnk"))
+	must(t, os.Symlink("real", d+"/proj/src/inner"))
+	must(t, os.Symlink(d+"/proj", d+"/wd")) // a workdir reached through a link
+	allow := decision.Scope{Match: "src/**", Kind: decision.KindGlob}
+	deny := decision.Scope{Match: d + "/home/**", Kind: decision.KindGlob}
+	for _, wd := range []string{d + "/proj", d + "/wd", d + "/proj/"} {
+		for value, want := range map[string]string{
+			"src/lnk/.ssh/id":  d + "/home/.ssh/id",
+			"src/./x":          "src/x",
+			"src/inner/x":      "src/real/x",
+			"src/../../home/x": d + "/home/x",
+		} {
+			req := &decision.Request{Workdir: &decision.Workdir{Value: wd}, Dimensions: []decision.Dimension{{Name: "path", Value: value}}}
+			Resolve(req)
+			got := req.Dimensions[0]
+			if got.Resolved != want {
+				t.Errorf("%s in %s: resolved %q, want %q", value, wd, got.Resolved, want)
+			}
+			if out := strings.HasPrefix(want, "/"); allow.Allows(got) == out || deny.Denies(got) != out {
+				t.Errorf("%s in %s: allowed %v, denied %v", value, wd, allow.Allows(got), deny.Denies(got))
+			}
+		}
+	}
+	for _, wd := range []*decision.Workdir{nil, {Value: "proj"}} {
+		req := &decision.Request{Workdir: wd, Dimensions: []decision.Dimension{{Name: "path", Value: "src/x"}}}
+		Resolve(req)
+		if allow.Allows(req.Dimensions[0]) || !(decision.Scope{Match: "src/x", Kind: decision.KindExact}).Allows(req.Dimensions[0]) {
+			t.Errorf("workdir %v: an unanchored relative path allowed by a path glob, or not by exact", wd)
+		}
+	}
+}
+
+// A command line is never resolved, however much it looks like a path.
+func TestResolveSkipsCommandLines(t *testing.T) {
+	d := dir(t)
+	must(t, os.Symlink(d, d+"/lnk"))
+	req := &decision.Request{Workdir: &decision.Workdir{Value: d}, Dimensions: []decision.Dimension{
+		{Name: "command", Value: d + "/lnk/x", Syntax: decision.SyntaxShell}, {Name: "cmd", Value: "lnk/x", Syntax: decision.SyntaxShell}}}
+	Resolve(req)
+	for _, dim := range req.Dimensions {
+		if dim.Resolved != "" {
+			t.Errorf("%s: resolved to %q", dim.Value, dim.Resolved)
+		}
+	}
+}
+
+// Relative paths through generated links, from the workdir: an allow of
+// every relative path below it covers only paths whose file, as the
+// kernel opens it from there, lies in the workdir.
+func TestRelativeAllowNeverEscapesThroughSymlinks(t *testing.T) {
+	d := dir(t)
+	proj, out := d+"/proj", d+"/out"
+	for _, p := range []string{proj + "/a/b", out + "/c"} {
+		must(t, os.MkdirAll(p, 0o700))
+	}
+	for _, f := range []string{proj + "/f", proj + "/a/f", proj + "/a/b/f", out + "/f", out + "/c/f"} {
+		must(t, os.WriteFile(f, nil, 0o600))
+	}
+	targets := []string{out, "../out", "../../out/c", ".", "..", "a", "b", "../a", out + "/c/f", "f"}
+	rng := rand.New(rand.NewPCG(9, 19))
+	var links []string
+	for i := range 6 {
+		dirs := []string{proj, proj + "/a", proj + "/a/b"}
+		name := fmt.Sprintf("l%d", i)
+		must(t, os.Symlink(targets[rng.IntN(len(targets))], dirs[rng.IntN(len(dirs))]+"/"+name))
+		links = append(links, name)
+	}
+	allow := decision.Scope{Match: "**/*", Kind: decision.KindGlob}
+	steps := append([]string{"a", "b", ".", "..", "", "c"}, links...)
+	opened, allowed := 0, 0
+	for range 3000 {
+		var parts []string
+		for range rng.IntN(5) {
+			parts = append(parts, steps[rng.IntN(len(steps))])
+		}
+		value := strings.Join(append(parts, "f"), "/")
+		real, ok := kernelPath(proj + "/" + value)
+		if !ok {
+			continue
+		}
+		opened++
+		req := &decision.Request{Workdir: &decision.Workdir{Value: proj}, Dimensions: []decision.Dimension{{Name: "path", Value: value}}}
+		Resolve(req)
+		if allow.Allows(req.Dimensions[0]) {
+			allowed++
+			if !strings.HasPrefix(real, proj+"/") {
+				t.Errorf("%s opens %s, outside, but is allowed (resolved %q)", value, real, req.Dimensions[0].Resolved)
+			}
+		}
+	}
+	if opened < 100 || allowed == 0 {
+		t.Fatalf("too few cases: %d opened, %d allowed", opened, allowed)
+	}
+}
