@@ -139,6 +139,10 @@ func (p *Pattern) match(value string, asPath bool) bool {
 		if !path.IsAbs(value) {
 			return false
 		}
+	case asPath && !p.text && path.IsAbs(value):
+		// A relative path pattern names paths below the workdir; an
+		// absolute path form is one that leads out of it.
+		return false
 	case dotDots(value) > p.dotDots:
 		return false
 	case p.text:

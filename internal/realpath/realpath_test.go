@@ -190,7 +190,8 @@ func TestRelativeAllowNeverEscapesThroughSymlinks(t *testing.T) {
 	}
 	targets := []string{out, "../out", "../../out/c", ".", "..", "a", "b", "../a", out + "/c/f", "f"}
 	rng := rand.New(rand.NewPCG(9, 19))
-	var links []string
+	must(t, os.Symlink("../../out", proj+"/a/up")) // one way out at least
+	links := []string{"up"}
 	for i := range 6 {
 		dirs := []string{proj, proj + "/a", proj + "/a/b"}
 		name := fmt.Sprintf("l%d", i)
@@ -199,7 +200,7 @@ func TestRelativeAllowNeverEscapesThroughSymlinks(t *testing.T) {
 	}
 	allow := decision.Scope{Match: "**/*", Kind: decision.KindGlob}
 	steps := append([]string{"a", "b", ".", "..", "", "c"}, links...)
-	opened, allowed := 0, 0
+	opened, allowed, outside := 0, 0, 0
 	for range 3000 {
 		var parts []string
 		for range rng.IntN(5) {
@@ -211,6 +212,9 @@ func TestRelativeAllowNeverEscapesThroughSymlinks(t *testing.T) {
 			continue
 		}
 		opened++
+		if !strings.HasPrefix(real, proj+"/") {
+			outside++
+		}
 		req := &decision.Request{Workdir: &decision.Workdir{Value: proj}, Dimensions: []decision.Dimension{{Name: "path", Value: value}}}
 		Resolve(req)
 		if allow.Allows(req.Dimensions[0]) {
@@ -220,7 +224,7 @@ func TestRelativeAllowNeverEscapesThroughSymlinks(t *testing.T) {
 			}
 		}
 	}
-	if opened < 100 || allowed == 0 {
-		t.Fatalf("too few cases: %d opened, %d allowed", opened, allowed)
+	if opened < 100 || allowed == 0 || outside == 0 {
+		t.Fatalf("too few cases: %d opened, %d allowed, %d outside", opened, allowed, outside)
 	}
 }
