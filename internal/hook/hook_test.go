@@ -310,3 +310,46 @@ func FuzzEvent(f *testing.F) {
 		}
 	})
 }
+
+// A Bash command is a command line, never a path; an MCP tool's arguments
+// are bound in full, so an always-rule saved for one query never covers
+// another; a built-in tool keeps its key arguments (and flags) alone.
+func TestHookDescribesEveryFact(t *testing.T) {
+	req, err := ClaudeCode.Request("Bash", json.RawMessage(`{"command":"/usr/bin/ls ok/..","description":"list"}`), "/tmp", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(req.Dimensions, func(d decision.Dimension) bool { return d.Name == "command" }); i < 0 || !req.Dimensions[i].IsShell() {
+		t.Errorf("Bash: the command is not a command line: %+v", req.Dimensions)
+	}
+	describe := func(tool, input string) *decision.Request {
+		req, err := ClaudeCode.Request(tool, json.RawMessage(input), "/tmp", "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	covers := func(first, second *decision.Request) bool {
+		if len(first.Dimensions) != len(second.Dimensions) {
+			return false
+		}
+		for i, d := range first.Dimensions {
+			if second.Dimensions[i].Name != d.Name || !d.Scopes[d.Default].Allows(second.Dimensions[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, tc := range [][3]string{
+		{"mcp__db__execute_sql", `{"database":"/tmp/app.db","query":"SELECT count(*) FROM users"}`, `{"database":"/tmp/app.db","query":"DROP TABLE users"}`},
+		{"mcp__sh__run", `{"command":"make test","env":{}}`, `{"command":"make test","env":{"LD_PRELOAD":"/tmp/evil.so"}}`},
+	} {
+		if first := describe(tc[0], tc[1]); !covers(first, first) || covers(first, describe(tc[0], tc[2])) {
+			t.Errorf("%s: a rule saved for %s covers %s, or not itself", tc[0], tc[1], tc[2])
+		}
+	}
+	write := describe("Write", `{"file_path":"/tmp/a","content":"x"}`)
+	if !covers(write, describe("Write", `{"file_path":"/tmp/a","content":"y"}`)) {
+		t.Errorf("Write: its content became a fact: %+v", write.Dimensions)
+	}
+}
