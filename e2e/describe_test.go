@@ -74,9 +74,24 @@ func sampleArguments(schema any, dir string) map[string]any {
 	return args
 }
 
+// allowedAtDefaults reports whether an allow-always of first, each
+// dimension at its preselected scope, covers second.
+func allowedAtDefaults(first, second *decision.Request) bool {
+	if len(first.Dimensions) != len(second.Dimensions) {
+		return false
+	}
+	for i, d := range first.Dimensions {
+		if second.Dimensions[i].Name != d.Name || !d.Scopes[d.Default].Allows(second.Dimensions[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // TestDescribeReferenceServersTools: every tool of the reference servers,
 // called with arguments that fit its schema, is described as a valid
-// request whose scopes all cover the call and none covers everything; a
+// request whose scopes all cover the call and none covers everything,
+// and whose every argument is bound by its default scopes; a
 // path argument is offered its file and its folder, never more than the
 // directory served; a tool's read-only annotation makes it a read.
 func TestDescribeReferenceServersTools(t *testing.T) {
@@ -125,6 +140,22 @@ func TestDescribeReferenceServersTools(t *testing.T) {
 				}
 				if strings.HasPrefix(d.Value, dir) && len(d.Scopes) < 2 {
 					t.Errorf("%s/%s: path %s offered only %d scopes", name, tool.Name, d.Name, len(d.Scopes))
+				}
+			}
+			// Every argument is bound: another value for any one of them
+			// is not covered by an allow-always at the default scopes.
+			var members map[string]any
+			json.Unmarshal(args, &members)
+			for member := range members {
+				changed := map[string]any{}
+				for k, v := range members {
+					changed[k] = v
+				}
+				changed[member] = []any{"other", members[member]}
+				raw, _ := json.Marshal(changed)
+				other, err := describe.Describe(describe.Call{Server: name, Tool: tool.Name, Arguments: raw, Annotations: ann, Workdir: dir})
+				if err == nil && allowedAtDefaults(req, other) {
+					t.Errorf("%s/%s: an allow-always of %s covers %s", name, tool.Name, args, raw)
 				}
 			}
 			described++

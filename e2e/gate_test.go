@@ -114,7 +114,8 @@ func TestGateInFrontOfTheFilesystemServer(t *testing.T) {
 }
 
 // TestGateRemembersAcrossProcesses: an always-answer in one gate decides
-// the same call in the next, without anyone to ask.
+// the same call in the next, without anyone to ask, and no call with
+// another argument (every argument is bound).
 func TestGateRemembersAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
 	env := memoryEnv()
@@ -124,11 +125,17 @@ func TestGateRemembersAcrossProcesses(t *testing.T) {
 		t.Fatalf("first write: %q", text)
 	}
 	first.Close()
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
 	second := gateSession(t, env, dir, "--frontend", "none")
-	if text, isErr := call(t, second, "write_file", map[string]any{"path": target, "content": "two"}); isErr {
+	if text, isErr := call(t, second, "write_file", map[string]any{"path": target, "content": "one"}); isErr {
 		t.Errorf("second write, remembered: %q", text)
 	}
-	if b, _ := os.ReadFile(target); string(b) != "two" {
+	if text, isErr := call(t, second, "write_file", map[string]any{"path": target, "content": "two"}); !isErr || !strings.Contains(text, "unavailable") {
+		t.Errorf("a write of other content was remembered: %q", text)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "one" {
 		t.Errorf("file: %q", b)
 	}
 }
