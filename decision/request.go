@@ -159,8 +159,10 @@ type Dimension struct {
 	Shell Dialect
 	// Resolved is not part of the request: the caller that may touch the
 	// disk sets it to Value's path with symlinks resolved, when Value is
-	// an absolute path that resolves elsewhere ("" otherwise). Scopes
-	// judge both (Scope.Allows, Scope.Denies).
+	// an absolute path that resolves elsewhere, and always for a relative
+	// path resolved from an absolute workdir (relative while below it);
+	// "" otherwise, and never for a command line. Scopes judge every form
+	// (Scope.Allows, Scope.Denies).
 	Resolved string
 }
 

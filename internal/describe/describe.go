@@ -4,9 +4,13 @@
 // default; for an argument recognised as a path, the file, its folder and
 // the workdir; for a URL, the URL and its origin; for a shell command, the
 // command and, only when it holds no shell syntax, its leading words.
-// Every call keeps at least one dimension that pins it: a value too long
-// for a dimension is bound by its digest (see Exact), and a call none of
-// whose arguments is recognised is pinned by all of them, `{}` included.
+// Every argument is bound: those no dimension holds (other strings,
+// numbers, booleans, arrays, objects) are one more exact dimension, so a
+// rule saved for one query on a database covers no other; a value too
+// long for a dimension is bound by its digest (see Exact), and a call
+// none of whose arguments is recognised is pinned by all of them, `{}`
+// included. A command is marked as a command line (syntax shell), never
+// read as a path.
 // The MCP proxy and the agents' hook adapters share it.
 package describe
 
