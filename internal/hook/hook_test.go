@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/state"
 )
 
 func TestMCPTool(t *testing.T) {
@@ -329,16 +331,16 @@ func TestHookDescribesEveryFact(t *testing.T) {
 		}
 		return req
 	}
+	// covers: the rule an allow-always of first at its default scopes
+	// saves (state.RuleOf) covers second.
 	covers := func(first, second *decision.Request) bool {
-		if len(first.Dimensions) != len(second.Dimensions) {
-			return false
+		choice := &decision.Rule{Scopes: map[string]string{}, WorkdirScope: decision.WorkdirAll}
+		for _, d := range first.Dimensions {
+			choice.Scopes[d.Name] = d.Scopes[d.Default].Match
 		}
-		for i, d := range first.Dimensions {
-			if second.Dimensions[i].Name != d.Name || !d.Scopes[d.Default].Allows(second.Dimensions[i]) {
-				return false
-			}
-		}
-		return true
+		now := time.Now()
+		r, ok := state.RuleOf(first, decision.Decision{Decision: decision.Allow, Persist: decision.PersistAlways, Rule: choice}, now)
+		return ok && r.Covers(second, now)
 	}
 	for _, tc := range [][3]string{
 		{"mcp__db__execute_sql", `{"database":"/tmp/app.db","query":"SELECT count(*) FROM users"}`, `{"database":"/tmp/app.db","query":"DROP TABLE users"}`},

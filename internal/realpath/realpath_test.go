@@ -60,8 +60,10 @@ func TestResolve(t *testing.T) {
 }
 
 // An allow never covers a path outside through a symlink: for generated
-// paths through generated links, a prefix allowing proj/ covers only
-// paths whose file, as the kernel opens it, lies in proj.
+// paths through generated links, spelled absolute or relative to the
+// workdir, a prefix allowing proj/ (or every relative path below the
+// workdir) covers only paths whose file, as the kernel opens it, lies in
+// proj.
 func TestAllowNeverEscapesThroughSymlinks(t *testing.T) {
 	d := dir(t)
 	proj, out := d+"/proj", d+"/out"
@@ -71,42 +73,51 @@ func TestAllowNeverEscapesThroughSymlinks(t *testing.T) {
 	for _, f := range []string{proj + "/f", proj + "/a/f", proj + "/a/b/f", out + "/f", out + "/c/f"} {
 		must(t, os.WriteFile(f, nil, 0o600))
 	}
+	must(t, os.Symlink("../../out", proj+"/a/up")) // one way out at least
 	targets := []string{out, "../out", "../../out/c", ".", "..", "a", "b", "../a", out + "/c/f", "f"}
 	rng := rand.New(rand.NewPCG(7, 19))
-	var links []string
+	links := []string{"up"}
 	for i := range 6 {
 		dirs := []string{proj, proj + "/a", proj + "/a/b"}
 		name := fmt.Sprintf("l%d", i)
 		must(t, os.Symlink(targets[rng.IntN(len(targets))], dirs[rng.IntN(len(dirs))]+"/"+name))
 		links = append(links, name)
 	}
-	allow := decision.Scope{Match: proj + "/", Kind: decision.KindPrefix}
+	absolute := decision.Scope{Match: proj + "/", Kind: decision.KindPrefix}
+	relative := decision.Scope{Match: "**/*", Kind: decision.KindGlob}
 	steps := append([]string{"a", "b", ".", "..", "", "c"}, links...)
-	opened, allowed := 0, 0
+	opened, allowed, outside := 0, 0, 0
 	for range 3000 {
-		var b strings.Builder
-		b.WriteString(proj)
+		var parts []string
 		for range rng.IntN(5) {
-			b.WriteString("/" + steps[rng.IntN(len(steps))])
+			parts = append(parts, steps[rng.IntN(len(steps))])
 		}
-		b.WriteString("/f")
-		value := b.String()
-		real, ok := kernelPath(value)
+		rel := strings.Join(append(parts, "f"), "/")
+		real, ok := kernelPath(proj + "/" + rel)
 		if !ok {
 			continue
 		}
 		opened++
-		req := &decision.Request{Dimensions: []decision.Dimension{{Name: "path", Value: value}}}
-		Resolve(req)
-		if allow.Allows(req.Dimensions[0]) {
+		if !strings.HasPrefix(real, proj+"/") {
+			outside++
+		}
+		for _, tc := range []struct {
+			value string
+			allow decision.Scope
+		}{{proj + "/" + rel, absolute}, {rel, relative}} {
+			req := &decision.Request{Workdir: &decision.Workdir{Value: proj}, Dimensions: []decision.Dimension{{Name: "path", Value: tc.value}}}
+			Resolve(req)
+			if !tc.allow.Allows(req.Dimensions[0]) {
+				continue
+			}
 			allowed++
 			if !strings.HasPrefix(real, proj+"/") {
-				t.Errorf("%s opens %s, outside, but is allowed (resolved %q)", value, real, req.Dimensions[0].Resolved)
+				t.Errorf("%s opens %s, outside, but is allowed (resolved %q)", tc.value, real, req.Dimensions[0].Resolved)
 			}
 		}
 	}
-	if opened < 100 || allowed == 0 {
-		t.Fatalf("too few cases: %d opened, %d allowed", opened, allowed)
+	if opened < 100 || allowed == 0 || outside == 0 {
+		t.Fatalf("too few cases: %d opened, %d allowed, %d outside", opened, allowed, outside)
 	}
 }
 
@@ -173,58 +184,5 @@ func TestResolveSkipsCommandLines(t *testing.T) {
 		if dim.Resolved != "" {
 			t.Errorf("%s: resolved to %q", dim.Value, dim.Resolved)
 		}
-	}
-}
-
-// Relative paths through generated links, from the workdir: an allow of
-// every relative path below it covers only paths whose file, as the
-// kernel opens it from there, lies in the workdir.
-func TestRelativeAllowNeverEscapesThroughSymlinks(t *testing.T) {
-	d := dir(t)
-	proj, out := d+"/proj", d+"/out"
-	for _, p := range []string{proj + "/a/b", out + "/c"} {
-		must(t, os.MkdirAll(p, 0o700))
-	}
-	for _, f := range []string{proj + "/f", proj + "/a/f", proj + "/a/b/f", out + "/f", out + "/c/f"} {
-		must(t, os.WriteFile(f, nil, 0o600))
-	}
-	targets := []string{out, "../out", "../../out/c", ".", "..", "a", "b", "../a", out + "/c/f", "f"}
-	rng := rand.New(rand.NewPCG(9, 19))
-	must(t, os.Symlink("../../out", proj+"/a/up")) // one way out at least
-	links := []string{"up"}
-	for i := range 6 {
-		dirs := []string{proj, proj + "/a", proj + "/a/b"}
-		name := fmt.Sprintf("l%d", i)
-		must(t, os.Symlink(targets[rng.IntN(len(targets))], dirs[rng.IntN(len(dirs))]+"/"+name))
-		links = append(links, name)
-	}
-	allow := decision.Scope{Match: "**/*", Kind: decision.KindGlob}
-	steps := append([]string{"a", "b", ".", "..", "", "c"}, links...)
-	opened, allowed, outside := 0, 0, 0
-	for range 3000 {
-		var parts []string
-		for range rng.IntN(5) {
-			parts = append(parts, steps[rng.IntN(len(steps))])
-		}
-		value := strings.Join(append(parts, "f"), "/")
-		real, ok := kernelPath(proj + "/" + value)
-		if !ok {
-			continue
-		}
-		opened++
-		if !strings.HasPrefix(real, proj+"/") {
-			outside++
-		}
-		req := &decision.Request{Workdir: &decision.Workdir{Value: proj}, Dimensions: []decision.Dimension{{Name: "path", Value: value}}}
-		Resolve(req)
-		if allow.Allows(req.Dimensions[0]) {
-			allowed++
-			if !strings.HasPrefix(real, proj+"/") {
-				t.Errorf("%s opens %s, outside, but is allowed (resolved %q)", value, real, req.Dimensions[0].Resolved)
-			}
-		}
-	}
-	if opened < 100 || allowed == 0 || outside == 0 {
-		t.Fatalf("too few cases: %d opened, %d allowed, %d outside", opened, allowed, outside)
 	}
 }
