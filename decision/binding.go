@@ -138,7 +138,7 @@ func shownDigest(r *Request, argumentsSHA256 string) string {
 	h.str(r.Server, r.Alias, r.Tool, r.Source, r.Action, r.ActionDescription, r.Reason, r.Role, r.PolicyRevision, argumentsSHA256)
 	h.n(len(r.Dimensions))
 	for _, d := range r.Dimensions {
-		h.str(d.Name, d.Label, d.Value, d.Resolved, string(d.Syntax), string(d.Shell))
+		h.str(d.Name, d.Label, d.Value, d.Resolved, d.Anchored, string(d.Syntax), string(d.Shell))
 		h.n(d.Default, len(d.Scopes))
 		for _, s := range d.Scopes {
 			h.str(s.Label, s.Match, string(s.Kind))

@@ -164,6 +164,11 @@ type Dimension struct {
 	// "" otherwise, and never for a command line. Scopes judge every form
 	// (Scope.Allows, Scope.Denies).
 	Resolved string
+	// Anchored is not part of the request either: for a relative path
+	// resolved from an absolute workdir, the absolute path it resolves
+	// to. Only a deny reads it, so that a deny written with an absolute
+	// path covers the same file named relatively.
+	Anchored string
 }
 
 // Syntax is what a dimension's value is written in.

@@ -82,7 +82,8 @@ func denies(d Dimension, covers func(value string, asPath bool) bool) bool {
 	if d.IsShell() || !IsPath(d.Value) {
 		return false
 	}
-	return covers(PathForm(d.Value), true) || d.Resolved != "" && covers(d.Resolved, true)
+	return covers(PathForm(d.Value), true) || d.Resolved != "" && covers(d.Resolved, true) ||
+		d.Anchored != "" && covers(d.Anchored, true)
 }
 
 // Words are the leading words a scope of kind words matches; nil for

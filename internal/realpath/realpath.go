@@ -47,6 +47,9 @@ func Resolve(req *decision.Request) {
 			d.Resolved = Unresolvable // the workdir's own links loop
 		default:
 			d.Resolved = relativeTo(base, workdir+"/"+d.Value)
+			if r, ok := Of(workdir + "/" + d.Value); ok {
+				d.Anchored = r
+			}
 		}
 	}
 }

@@ -186,3 +186,31 @@ func TestResolveSkipsCommandLines(t *testing.T) {
 		}
 	}
 }
+
+// A deny written with an absolute path covers the same file named
+// relatively from the workdir, however it is spelled; an allow written
+// with an absolute path still never allows a relative value.
+func TestAbsoluteDenyCoversRelativeSpellings(t *testing.T) {
+	d := dir(t)
+	must(t, os.MkdirAll(d+"/proj/src", 0o700))
+	must(t, os.WriteFile(d+"/proj/src/.env", nil, 0o600))
+	must(t, os.Symlink(d+"/proj", d+"/wd"))
+	for _, deny := range []decision.Scope{
+		{Match: d + "/proj/src/.env", Kind: decision.KindExact},
+		{Match: d + "/proj/src/", Kind: decision.KindPrefix},
+		{Match: d + "/proj/**/.env", Kind: decision.KindGlob},
+	} {
+		for _, wd := range []string{d + "/proj", d + "/wd"} {
+			for _, value := range []string{"src/.env", "src/./.env", "./src//.env", "src/x/../.env"} {
+				req := &decision.Request{Workdir: &decision.Workdir{Value: wd}, Dimensions: []decision.Dimension{{Name: "path", Value: value}}}
+				Resolve(req)
+				if !deny.Denies(req.Dimensions[0]) {
+					t.Errorf("%s %s from %s: not denied", deny.Kind, value, wd)
+				}
+				if (decision.Scope{Match: deny.Match, Kind: deny.Kind}).Allows(req.Dimensions[0]) {
+					t.Errorf("%s %s from %s: allowed by an absolute scope", deny.Kind, value, wd)
+				}
+			}
+		}
+	}
+}
