@@ -107,10 +107,16 @@ func (c *choiceStage) key(p press) verdict {
 	switch ch, ok := choiceKeys[letter(k)]; {
 	case k.Type == tea.KeyUp || k.Type == tea.KeyDown:
 		c.moveTo(slices.Index(c.choices, c.choice)+arrow(k), p)
-	case k.Type == tea.KeyHome:
-		c.moveTo(0, p)
-	case k.Type == tea.KeyEnd:
-		c.moveTo(last, p)
+	case k.Type == tea.KeyHome || k.Type == tea.KeyEnd:
+		to := 0
+		if k.Type == tea.KeyEnd {
+			to = last
+		}
+		if c.choices[to].IsAllow() { // Home: the allows come first
+			c.typed(jumpIgnored)
+			return keyIgnored
+		}
+		c.moveTo(to, p)
 	case k.Type == tea.KeyEnter && c.choice.IsAllow():
 		if p.soon(c.changed) {
 			c.err = enterTooSoon
@@ -125,11 +131,10 @@ func (c *choiceStage) key(p press) verdict {
 		if !c.choice.IsAllow() {
 			c.focusReason(true)
 		}
-	case ok && p.calm && slices.Contains(c.choices, ch):
+	case ok && slices.Contains(c.choices, ch): // calm: the screen saw to it
 		c.moveTo(slices.Index(c.choices, ch), p)
 	case printable(k):
-		c.reset()
-		c.err = typingIgnored + "; the choice is back on Deny once"
+		c.typed(typingIgnored)
 		return keyIgnored
 	}
 	return keyActed
@@ -157,12 +162,12 @@ func (c *choiceStage) moveTo(i int, p press) {
 	c.changed = p.at
 }
 
-// reset puts the focus back on Deny once: typing went on.
-func (c *choiceStage) reset() {
-	if c.reasonFocused {
-		return // the choice is a deny already
+// typed puts the focus back on Deny once, saying why: typing went on.
+func (c *choiceStage) typed(why string) {
+	if !c.reasonFocused { // else the choice is a deny already
+		c.moveTo(slices.Index(c.choices, form.DenyOnce), press{})
 	}
-	c.moveTo(slices.Index(c.choices, form.DenyOnce), press{})
+	c.err = why + "; the choice is back on Deny once"
 }
 
 func (c *choiceStage) typing() bool { return c.reasonFocused }
@@ -263,5 +268,5 @@ func (c *choiceStage) legend() string {
 	if c.reasonFocused {
 		return "type a reason · enter: confirm · shift+tab: back · esc: cancel"
 	}
-	return "up/down home/end or the letter: choose · enter: confirm · pgup/pgdn: scroll · v: words in full · esc: cancel"
+	return "up/down or the letter, one key at a time: choose · enter: confirm · pgup/pgdn: scroll · v: words in full · esc: cancel"
 }

@@ -29,7 +29,9 @@ import (
 // it came alone (calm) from the input as it meets each mark: the screen
 // judges every key by when it arrived, not when it is handled. A chunk is
 // calm when it holds one key and arrived the arming delay after the chunk
-// before it; anything else is a burst, as typing is.
+// before it; anything else is a burst, as typing is. A burst discarded
+// here still reaches the program as a mark alone, so that the screen puts
+// the stage back on its safe answer as it does for a burst it discards.
 
 // ctrlC is the byte Ctrl-C sends in raw mode.
 const ctrlC = 0x03
@@ -41,8 +43,9 @@ const chunkMark = 0x1c
 
 // chunk is what the screen learns of the input behind one mark.
 type chunk struct {
-	at   time.Time // when it arrived
-	calm bool      // one key, the arming delay after the chunk before
+	at      time.Time // when it arrived
+	calm    bool      // one key, the arming delay after the chunk before
+	dropped bool      // a burst, discarded: no keys follow its mark
 }
 
 // errHungUp means the terminal went away (its other side closed).
@@ -165,14 +168,19 @@ func (in *stageInput) offer(b []byte, at time.Time) {
 	defer in.mu.Unlock()
 	calm := keyCount(b) == 1 && (in.prevAt.IsZero() || at.Sub(in.prevAt) >= in.gate.delay)
 	in.prevAt = at
+	dropped := false
 	if !in.gate.admit(at) {
-		if bytes.IndexByte(b, ctrlC) < 0 {
+		switch {
+		case bytes.IndexByte(b, ctrlC) >= 0:
+			b, calm = []byte{ctrlC}, false
+		case calm || len(b) == 0:
 			return
+		default:
+			b, dropped = nil, true
 		}
-		b, calm = []byte{ctrlC}, false
 	}
-	if in.err == nil && len(b) > 0 {
-		in.chunks = append(in.chunks, chunk{at: at, calm: calm})
+	if in.err == nil && (len(b) > 0 || dropped) {
+		in.chunks = append(in.chunks, chunk{at: at, calm: calm, dropped: dropped})
 		in.buf = append(append(in.buf, chunkMark), b...)
 		in.more.Signal()
 	}

@@ -8,15 +8,22 @@ import (
 
 // Keys are judged as typing or as answers. A person answering presses a
 // key, looks, and presses the next; someone typing for another program
-// sends keys in bursts. So a stage's letter keys (the choice shortcuts,
-// Save and Back) count only from a calm chunk, one key that arrived the
-// arming delay after the input before it. A printable key that is no key
-// of the focused question, or a letter that came in a burst, is typing:
-// the stage goes back to its safe answer (Deny once, « Back), and every
-// key arriving before typing has paused for the arming delay is discarded.
-// Whatever moves the focus onto an allow, an Enter confirms it only if it
-// arrived the arming delay after that move; sooner it is discarded too,
-// and the screen says why.
+// sends keys in bursts, and the keys that move in a shell (Up to recall
+// an older command, Home, PgUp) type as much as letters do. So while no
+// text field has the focus, a key counts only from a calm chunk, one key
+// that arrived the arming delay after the input before it: every other
+// key but Enter (arrows, Home, End, PgUp, PgDn, Tab, Space, the stage's
+// letters, the keys that scroll the agent's words or the viewer) is
+// typing. So is a printable key that is no key of the focused question,
+// and a jump (Home, End, PgUp, PgDn) that would land on an allow: only a
+// single move, or the allow's own letter, chooses one. Typing puts the
+// stage back on its safe answer (Deny once, « Back), and every key
+// arriving before typing has paused for the arming delay is discarded.
+// Enter is judged by what it confirms: whatever moved the focus onto an
+// allow, an Enter confirms it only if it arrived the arming delay after
+// that move; sooner it is discarded too, and the screen says why; an
+// Enter of a burst that would bring Save rule of an allow under the focus
+// is typing.
 
 // press is one key as the screen passes it to a stage.
 type press struct {
@@ -54,8 +61,19 @@ func (p press) soon(since time.Time) bool { return p.at.Sub(since) < p.delay }
 // Why a key was discarded, in askperm's words.
 const (
 	typingIgnored = "typing ignored: that is no key of this question"
+	burstIgnored  = "keys ignored: they came in a burst, as typing does; press one key at a time"
+	jumpIgnored   = "a jump never chooses an allow: move onto it one step at a time, or press its letter"
 	enterTooSoon  = "Enter ignored: wait a moment after choosing an allow"
 )
+
+// jump reports whether k moves a list by more than one option.
+func jump(k tea.KeyMsg) bool {
+	switch k.Type {
+	case tea.KeyHome, tea.KeyEnd, tea.KeyPgUp, tea.KeyPgDown:
+		return true
+	}
+	return false
+}
 
 // markKey reports whether k is a chunk mark; alt is true when an Esc
 // came right before it (bubbletea reads the two as Alt with the mark).
@@ -80,9 +98,13 @@ func (s *tuiScreen) pressOf(k tea.KeyMsg) press {
 	return p
 }
 
-// newChunk starts the keys of chunk c.
+// newChunk starts the keys of chunk c. A burst the input discarded is
+// typing all the same.
 func (s *tuiScreen) newChunk(c chunk) {
 	s.chunk, s.inChunk, s.marked = c, 0, true
+	if c.dropped && !s.st.typing() {
+		s.st.typed(burstIgnored)
+	}
 }
 
 // takeMarks takes the chunks of n marks from the input, the last one's

@@ -26,7 +26,9 @@ func TestKeyCount(t *testing.T) {
 
 // Each chunk that counts reaches the program behind a mark, and the
 // screen learns at the mark when it arrived and whether it came alone
-// after a pause; a Ctrl-\ typed is removed, so that only askperm marks.
+// after a pause; a burst discarded leaves its mark alone, a calm key
+// discarded nothing; a Ctrl-\ typed is removed, so that only askperm
+// marks.
 func TestStageInputMarks(t *testing.T) {
 	now := time.Unix(0, 0)
 	g := newArmGate(500*time.Millisecond, func() time.Time { return now })
@@ -34,11 +36,16 @@ func TestStageInputMarks(t *testing.T) {
 	g.wrote(now)
 	in := newStageInput(g)
 	ms := func(n int) time.Time { return now.Add(time.Duration(n) * time.Millisecond) }
-	in.offer([]byte("a"), ms(600))       // alone, after the delay: calm
-	in.offer([]byte("b\x1c"), ms(700))   // too soon after a: a burst
-	in.offer([]byte("\x1b[A"), ms(1300)) // an arrow alone: calm
-	in.offer([]byte("yes"), ms(2000))    // three keys: a burst
-	want := []chunk{{ms(600), true}, {ms(700), false}, {ms(1300), true}, {ms(2000), false}}
+	in.offer([]byte("a"), ms(600))             // alone, after the delay: calm
+	in.offer([]byte("b\x1c"), ms(700))         // too soon after a: a burst
+	in.offer([]byte("\x1b[A"), ms(1300))       // an arrow alone: calm
+	in.offer([]byte("yes"), ms(2000))          // three keys: a burst
+	g.drop(ms(2000))                           // the screen found typing
+	in.offer([]byte("\x1b[A\x1b[A"), ms(2200)) // a burst, discarded: its mark alone
+	g.drop(ms(2900))
+	in.offer([]byte("\x1b[A"), ms(3000)) // calm, discarded: nothing
+	want := []chunk{{ms(600), true, false}, {ms(700), false, false}, {ms(1300), true, false}, {ms(2000), false, false},
+		{ms(2200), false, true}}
 	for i, w := range want {
 		if c, ok := in.take(); !ok || c != w {
 			t.Fatalf("chunk %d: %+v, want %+v", i, c, w)
@@ -47,7 +54,7 @@ func TestStageInputMarks(t *testing.T) {
 	if _, ok := in.take(); ok {
 		t.Fatal("a chunk more than was offered")
 	}
-	if got := string(in.buf); got != "\x1ca\x1cb\x1c\x1b[A\x1cyes" {
+	if got := string(in.buf); got != "\x1ca\x1cb\x1c\x1b[A\x1cyes\x1c" {
 		t.Fatalf("the program reads %q", got)
 	}
 }
@@ -130,7 +137,7 @@ func TestShortcutSelectsOnly(t *testing.T) {
 	r.typ(calmWait, 0, "n") // Deny once
 	r.typ(calmWait, 0, "a")
 	r.wantFocus("Allow always…")
-	r.typ(calmWait, 0, "\x1b[A", "\x1b[B") // Up, Down: onto the allow again
+	r.typ(calmWait, calmWait, "\x1b[A", "\x1b[B") // Up, Down, each calm: onto the allow again
 	r.typ(300*time.Millisecond, 0, "\r")
 	r.wantEnd(tuiRunning)
 	r.typ(calmWait, 0, "\r")
@@ -157,10 +164,10 @@ func TestTypingDiscarded(t *testing.T) {
 		var a form.Answer
 		r := newKeyRig(t, choiceDriver(t, tuiWriteFile(), &a, 80, 30))
 		r.slow = slow
-		r.typ(calmWait, 0, "\x1b[A", "\x1b[A") // Allow always…
+		r.typ(calmWait, calmWait, "\x1b[A", "\x1b[A") // Allow always…
 		r.typ(calmWait, typeGap, keys("ls -la\r")...)
 		r.wantFocus("Deny once")
-		r.wantScreen(typingIgnored)
+		r.wantScreen(" ignored: ")
 		if r.s.st.typing() {
 			t.Fatalf("slow %v: the Enter typed with the line acted", slow)
 		}
@@ -197,14 +204,22 @@ func TestRuleShortcuts(t *testing.T) {
 	}
 }
 
-// Home and End move the lists to either end; PgUp and PgDn page stage
-// rule's lists and the pane of stage choice.
+// Home and End move the lists to either end, but a jump never chooses an
+// allow: Home in stage choice, whose allows come first, is typing; End
+// goes to Deny once. PgUp and PgDn page stage rule's lists and the pane
+// of stage choice.
 func TestHomeEndPage(t *testing.T) {
 	var a form.Answer
 	d := choiceDriver(t, tuiWriteFile(), &a, 80, 30)
 	d.arm()
+	d.send(keyUp)
+	d.wantFocus("Deny always…")
 	d.send(tea.KeyMsg{Type: tea.KeyHome})
-	d.wantFocus("Allow once")
+	d.wantFocus("Deny once")
+	d.wantScreen("a jump never chooses an allow")
+	d.pause()
+	d.send(keyUp, keyUp)
+	d.wantFocus("Allow always…")
 	d.send(tea.KeyMsg{Type: tea.KeyEnd})
 	d.wantFocus("Deny once")
 
@@ -316,4 +331,169 @@ func shellLines(rng *rand.Rand, n int) []string {
 		}
 	}
 	return lines
+}
+
+// sessionRig types on stage choice of write-file.json with session
+// memory: Allow for this session is the first choice, where Home and a
+// run of Ups land.
+func sessionRig(t *testing.T) (*keyRig, *form.Answer) {
+	req := tuiWriteFile()
+	req.SessionID = "s-1"
+	f := form.New(req, form.Options{SessionMemory: true})
+	a := f.Defaults()
+	return newKeyRig(t, newTUIDriver(t, f, newChoiceStage(testStyles(), f, &a), 80, 30)), &a
+}
+
+// Keys of Home as terminals send it.
+var homeKeys = []string{"\x1b[H", "\x1b[1~", "\x1bOH", "\x1b[7~"}
+
+// recallHabits are the shell habits of issue 19: Up several times to
+// recall an older command, in one read or key by key, and Home; each is
+// followed by a pause and Enter.
+func recallHabits() map[string][]string {
+	up := "\x1b[A"
+	h := map[string][]string{
+		"Up×4 in one read": {strings.Repeat(up, 4)},
+		"Up×4 key by key":  {up, up, up, up},
+		"Up×2 key by key":  {up, up},
+	}
+	for _, k := range homeKeys {
+		h[fmt.Sprintf("Home %q", k)] = []string{k}
+	}
+	return h
+}
+
+// Regression (issue 19): a burst of Ups, a pause and Enter, or Home, a
+// pause and Enter, gave Allow for this session. A burst of moves is
+// typing, and Home jumps: neither arms an allow; the choice is back on
+// Deny once, so the Enter opens the denial reason.
+func TestRecallHabitNeverAllows(t *testing.T) {
+	for name, chunks := range recallHabits() {
+		r, a := sessionRig(t)
+		r.wantScreen("Allow for this session (s)")
+		r.typ(calmWait, 40*time.Millisecond, chunks...)
+		r.typ(calmWait, 0, "\r")
+		c := r.s.st.(*choiceStage)
+		if r.s.end == tuiDone || c.choice != form.DenyOnce || !c.reasonFocused {
+			t.Errorf("%s, pause, Enter: ended %d on %s, answer %+v", name, r.s.end, c.choice, *a)
+		}
+	}
+}
+
+// Regression (issue 19), stage rule: on « Back, a burst of Ups or Home,
+// a pause and Enter saved the rule; they choose « Back.
+func TestRuleRecallHabitNeverSaves(t *testing.T) {
+	habits := recallHabits()
+	habits["PgUp"] = []string{"\x1b[5~"}
+	for name, chunks := range habits {
+		d, rs, _ := ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
+		rs.focus = len(rs.qs)
+		rs.lists[rs.focus].cursor = 1 // « Back
+		r := newKeyRig(t, d)
+		r.wantFocus("« Back")
+		r.typ(calmWait, 40*time.Millisecond, chunks...)
+		r.typ(calmWait, 0, "\r")
+		if r.s.end != tuiDone || !rs.back() {
+			t.Errorf("%s, pause, Enter: ended %d, back %v", name, r.s.end, rs.back())
+		}
+	}
+}
+
+// navKeys move a list or scroll, as terminals send them: the arrows (CSI
+// and SS3), Home and End in their spellings (one of which bubbletea
+// reads as two keys), PgUp, PgDn, Tab, Shift+Tab, and with Ctrl the keys
+// that scroll the agent's words.
+var navKeys = []string{"\x1b[A", "\x1b[B", "\x1bOA", "\x1bOB", "\x1b[C", "\x1b[D",
+	"\x1b[H", "\x1b[1~", "\x1b[7~", "\x1bOH", "\x1b[F", "\x1b[4~", "\x1b[8~", "\x1bOF",
+	"\x1b[5~", "\x1b[6~", "\t", "\x1b[Z", "\x1b[5;5~", "\x1b[6;5~", "\x1b[1;5H", "\x1b[1;5F"}
+
+// navBurst is two to eight keys: navigation keys, and with letters when
+// letters is true (the choices', Save's, Back's, the viewer's, others).
+func navBurst(rng *rand.Rand, letters bool) []string {
+	var ks []string
+	for range 2 + rng.IntN(7) {
+		if letters && rng.IntN(3) == 0 {
+			ks = append(ks, string("ysandbvqx "[rng.IntN(10)]))
+			continue
+		}
+		ks = append(ks, navKeys[rng.IntN(len(navKeys))])
+	}
+	return ks
+}
+
+// typeBurst types ks and Enter after a pause: key by key at 10-60 ms
+// with Enter as one more key (way 0) or after a pause (1), in one chunk
+// with Enter (2), in one chunk and Enter after a pause (3).
+func typeBurst(r *keyRig, rng *rand.Rand, ks []string, way int) {
+	gap := func() time.Duration { return time.Duration(10+rng.IntN(51)) * time.Millisecond }
+	r.clock = r.clock.Add(calmWait + time.Duration(rng.IntN(1000))*time.Millisecond)
+	switch way {
+	case 0, 1:
+		for _, k := range ks {
+			r.typ(0, 0, k)
+			r.clock = r.clock.Add(gap())
+		}
+		if way == 1 {
+			r.clock = r.clock.Add(calmWait)
+		}
+		r.typ(0, 0, "\r")
+	case 2:
+		r.typ(0, 0, strings.Join(ks, "")+"\r")
+	case 3:
+		r.typ(0, 0, strings.Join(ks, ""))
+		r.typ(calmWait, 0, "\r")
+	}
+}
+
+// Bursts of navigation keys never allow: generated runs of arrows, Home,
+// End, PgUp, PgDn, Tab, Shift+Tab and the pane's Ctrl keys, with and
+// without letters, in one chunk or key by key at 10-60 ms, with and
+// without a pause before the Enter, handled at once or late, from Deny
+// once or from an allow chosen calmly and left for a pause. Each leaves
+// stage choice on Deny once (or in its denial reason), and its Enter at
+// most opens the reason or confirms a deny; each leaves stage rule on
+// « Back, and Save rule is never confirmed.
+func TestNavigationBurstsNeverAllow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 8))
+	const n = 200
+	r, a := sessionRig(t)
+	denies := 0
+	for i := range n {
+		r.slow = i%3 == 0
+		c := r.s.st.(*choiceStage)
+		if i%3 == 1 && !c.reasonFocused && !r.s.viewing { // an allow chosen calmly, and a pause
+			r.typ(calmWait, 0, string("ysa"[rng.IntN(3)]))
+		}
+		ks := navBurst(rng, i%2 == 0)
+		typeBurst(r, rng, ks, i%4)
+		switch {
+		case r.s.end == tuiDone && a.Choice.IsAllow():
+			t.Fatalf("burst %q (way %d) answered %+v", ks, i%4, *a)
+		case r.s.end != tuiRunning:
+			denies++
+			r, a = sessionRig(t)
+		case !c.reasonFocused && c.choice != form.DenyOnce:
+			t.Fatalf("burst %q (way %d) left the focus on %s:\n%s", ks, i%4, c.choice, r.screen())
+		}
+	}
+	rd, rs, _ := ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
+	rr := newKeyRig(t, rd)
+	backs := 0
+	for i := range n {
+		rr.slow = i%3 == 0
+		if i%3 == 1 && !rr.s.viewing { // Save rule chosen calmly, and a pause
+			rr.typ(calmWait, 0, "s")
+		}
+		ks := navBurst(rng, i%2 == 0)
+		typeBurst(rr, rng, ks, i%4)
+		switch {
+		case !rs.back():
+			t.Fatalf("burst %q (way %d) left Save rule chosen:\n%s", ks, i%4, rr.screen())
+		case rr.s.end == tuiDone:
+			backs++
+			rd, rs, _ = ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
+			rr = newKeyRig(t, rd)
+		}
+	}
+	t.Logf("%d bursts a stage: stage choice denied %d times, stage rule went back %d times", n, denies, backs)
 }

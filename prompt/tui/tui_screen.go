@@ -156,8 +156,9 @@ const viewKey = 'v'
 
 // key acts on askperm's keys and drops every other: Ctrl-C and Esc cancel
 // (Esc closes the viewer), chunk marks say where the next keys came from,
-// keys of typing are discarded, the viewer and the pane scroll, the stage
-// gets its own keys while it is drawn. No key with Alt acts.
+// keys of typing are discarded, a key of a burst is typing, the viewer
+// and the pane scroll, the stage gets its own keys while it is drawn. No
+// key with Alt acts, but in a burst it is typing too.
 func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 	if mark, alt := markKey(k); mark {
 		s.takeMarks(1)
@@ -174,8 +175,11 @@ func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 		k.Runes = []rune(strings.ReplaceAll(string(k.Runes), string(rune(chunkMark)), ""))
 	}
 	p := s.pressOf(k)
+	// A key of a burst is typing unless it types into the denial reason;
+	// Enter is the stage's to judge (tui_keys.go).
+	burst := !p.calm && k.Type != tea.KeyEnter && !s.st.typing()
 	switch {
-	case k.Alt:
+	case k.Alt && !burst:
 	case k.Type == tea.KeyCtrlC:
 		return s.finish(tuiCancelled)
 	case k.Type == tea.KeyEsc && s.viewing:
@@ -183,11 +187,16 @@ func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 	case k.Type == tea.KeyEsc:
 		return s.finish(tuiCancelled)
 	case s.small || s.typing(p.at):
+		if burst { // discarded, and still typing
+			s.st.typed(burstIgnored)
+		}
+	case burst:
+		return s.typed(p, burstIgnored)
 	case s.viewing:
 		return s.viewerKey(p)
 	case paneKeys[k.Type] || s.pageKeysScrollPane() && (k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown):
 		s.scrollPane(k.Type)
-	case letter(k) == viewKey && p.calm && len(s.words) > 0 && !s.st.typing():
+	case letter(k) == viewKey && len(s.words) > 0 && !s.st.typing():
 		return s.showViewer(true)
 	case stageKeys[k.Type] || k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown:
 		switch s.st.key(p) {
@@ -199,6 +208,14 @@ func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// typed puts the stage back on its safe answer, saying why, and
+// discards input until typing has paused.
+func (s *tuiScreen) typed(p press, why string) tea.Cmd {
+	s.st.typed(why)
+	s.cfg.gate.drop(p.at)
+	return s.checkArming()
 }
 
 // pageKeysScrollPane reports whether PgUp and PgDn scroll the pane: in
@@ -243,9 +260,7 @@ func (s *tuiScreen) viewerKey(p press) tea.Cmd {
 	case letter(p.KeyMsg) == 'q':
 		return s.showViewer(false)
 	case printable(p.KeyMsg):
-		s.st.reset()
-		s.cfg.gate.drop(p.at)
-		return s.checkArming()
+		return s.typed(p, typingIgnored)
 	}
 	return nil
 }

@@ -12,16 +12,18 @@ import (
 // stage is one stage of the form inside askperm's frame: its questions and
 // the keys that answer them. The screen passes it only the keys askperm
 // documents for answering: the arrows, Home, End, PgUp, PgDn, Enter, Tab,
-// Shift+Tab, Space, Backspace and text, none with Alt, and none that
-// came while typing went on. Each stage acts on fewer: text only in the
+// Shift+Tab, Space, Backspace and text, none with Alt, none that came
+// while typing went on, and none of a burst but Enter and text typed
+// into the denial reason. Each stage acts on fewer: text only in the
 // denial reason, Space only in the grants list, letters only as the
-// stage's own keys and only from a calm chunk; any other printable key
-// is typing, which puts the stage back on its safe answer.
+// stage's own keys; any other printable key is typing, which puts the
+// stage back on its safe answer, and so is a jump onto an allow.
 type stage interface {
 	// key handles a key.
 	key(p press) verdict
-	// reset puts the stage back on its safe answer: typing went on.
-	reset()
+	// typed puts the stage back on its safe answer and says why: typing
+	// went on.
+	typed(why string)
 	// typing reports whether text typed is the stage's (the denial
 	// reason has the focus).
 	typing() bool
@@ -140,22 +142,20 @@ func (r *ruleStage) key(p press) verdict {
 		r.next(false)
 	case k.Type == tea.KeyShiftTab:
 		r.focus = max(0, r.focus-1)
-	case letter(k) == saveKey && p.calm, letter(k) == backKey && p.calm:
+	case letter(k) == saveKey, letter(k) == backKey: // calm: the screen saw to it
 		r.focus = last
 		r.lists[last].cursor = 0
 		if letter(k) == backKey {
 			r.lists[last].cursor = 1
 		}
 	case printable(k):
-		r.reset()
-		r.err = typingIgnored + "; « Back is chosen"
+		r.typed(typingIgnored)
 		return keyIgnored
 	}
 	if l == r.lists[r.focus] && !l.multi && l.cursor != before {
 		r.choose()
 	}
-	r.watchSave(p)
-	return keyActed
+	return r.watchSave(p)
 }
 
 // savesAllow reports whether Save rule is under the cursor of an allow's
@@ -163,18 +163,29 @@ func (r *ruleStage) key(p press) verdict {
 func (r *ruleStage) savesAllow() bool { return r.a.Choice.IsAllow() && !r.back() }
 
 // watchSave notes when a key put Save rule of an allow under the focus.
-func (r *ruleStage) watchSave(p press) {
+// Only a single calm move may: a jump there (Home, PgUp) or an Enter of
+// a burst is typing, which chooses « Back.
+func (r *ruleStage) watchSave(p press) verdict {
 	on := r.focus == len(r.qs) && r.savesAllow()
-	if on && !r.onSave {
+	switch {
+	case on && jump(p.KeyMsg):
+		r.typed(jumpIgnored)
+		return keyIgnored
+	case on && !r.onSave && !p.calm:
+		r.typed(burstIgnored)
+		return keyIgnored
+	case on && !r.onSave:
 		r.saveSince = p.at
 	}
 	r.onSave = on
+	return keyActed
 }
 
-// reset chooses « Back: typing went on.
-func (r *ruleStage) reset() {
+// typed chooses « Back, saying why: typing went on.
+func (r *ruleStage) typed(why string) {
 	r.lists[len(r.qs)].cursor = 1
 	r.onSave = false
+	r.err = why + "; « Back is chosen"
 }
 
 func (r *ruleStage) typing() bool { return false }
@@ -242,7 +253,7 @@ func (r *ruleStage) minRows(width int) int { return r.lists[r.focus].minRows(wid
 func (r *ruleStage) problem() string { return r.err }
 
 func (r *ruleStage) legend() string {
-	keys := []string{"up/down home/end pgup/pgdn: choose"}
+	keys := []string{"up/down home/end pgup/pgdn, one key at a time: choose"}
 	if r.lists[r.focus].multi {
 		keys = append(keys, "space: toggle")
 	}

@@ -256,7 +256,7 @@ func TestTUIWaitHint(t *testing.T) {
 	if strings.Contains(d.screen(), tuiWaitHint) {
 		t.Fatalf("still waiting once armed:\n%s", d.screen())
 	}
-	d.wantScreen("up/down home/end or the letter: choose · enter: confirm")
+	d.wantScreen("up/down or the letter, one key at a time: choose · enter: confirm")
 }
 
 func TestTUIDenyReason(t *testing.T) {
@@ -1188,7 +1188,7 @@ func TestArmGate(t *testing.T) {
 
 // Input is judged when it arrives, whatever the reader is doing: keys
 // typed within the delay are lost even when nothing reads them until
-// long after it, later keys count, Ctrl-C always passes, a stage's input
+// long after it (a burst leaves its mark alone), later keys count, Ctrl-C always passes, a stage's input
 // ends when it detaches, and a hang-up ends it with errHungUp.
 func TestKeySource(t *testing.T) {
 	p := newTUIPTY(t)
@@ -1204,9 +1204,9 @@ func TestKeySource(t *testing.T) {
 	p.ptm.WriteString("y\r\x03")
 	time.Sleep(1500 * time.Millisecond) // the reader is slow: it reads after the delay
 	p.ptm.WriteString("late")
-	got := readAtLeast(t, in, 7)
-	if got != "\x1c\x03\x1clate" { // each chunk behind its mark
-		t.Fatalf("read %q, want only Ctrl-C and the keys after the pause", got)
+	got := readAtLeast(t, in, 9)
+	if got != "\x1c\x1c\x1c\x03\x1clate" { // each chunk behind its mark, a discarded burst's mark alone
+		t.Fatalf("read %q, want the marks of the bursts, Ctrl-C and the keys after the pause", got)
 	}
 	keys.detach(in)
 	if n, err := in.Read(make([]byte, 8)); n != 0 || err != io.EOF {
@@ -1402,6 +1402,7 @@ func TestTUIOnPTY(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // the arming delay
 		p.ptm.WriteString("\x1b[A")
 		p.waitFor("> Deny always…")
+		time.Sleep(100 * time.Millisecond) // an arrow of a burst is typing
 		p.ptm.WriteString("\x1b[A")
 		p.waitFor("> Allow always…")
 		time.Sleep(100 * time.Millisecond) // Enter confirms an allow only after a pause
@@ -1465,6 +1466,7 @@ func TestTUIEarlyKeysOnPTY(t *testing.T) {
 	time.Sleep(700 * time.Millisecond)
 	p.ptm.WriteString("\x1b[A")
 	p.waitFor("> Deny always…")
+	time.Sleep(700 * time.Millisecond) // an arrow of a burst is typing
 	p.ptm.WriteString("\x1b[A")
 	p.waitFor("> Allow always…")
 	time.Sleep(700 * time.Millisecond) // Enter confirms an allow only after a pause
