@@ -617,3 +617,56 @@ func TestLineNarrowTerminal(t *testing.T) {
 		t.Errorf("Ask on a narrow terminal: err = %v, want prompt.ErrUnavailable naming the width", err)
 	}
 }
+
+// navLines generates lines holding the escape sequences that navigation
+// keys send in canonical mode (arrows in CSI and SS3 form, Home, End,
+// PgUp, PgDn, Shift+Tab, with modifiers), alone or around the keys and
+// words that answer.
+func navLines(rng *rand.Rand, n int) []string {
+	nav := []string{"\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D", "\x1bOA", "\x1bOB", "\x1b[H", "\x1b[F", "\x1bOH", "\x1bOF",
+		"\x1b[1~", "\x1b[4~", "\x1b[7~", "\x1b[8~", "\x1b[5~", "\x1b[6~", "\x1b[Z", "\x1b[1;5A", "\x1b[1;2B", "\x1b"}
+	words := []string{"y", "s", "a", "yes", "save", "1", "2", "Y", " "}
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		b.WriteString(nav[rng.IntN(len(nav))])
+		for range rng.IntN(5) {
+			if rng.IntN(3) == 0 {
+				b.WriteString(words[rng.IntN(len(words))])
+			} else {
+				b.WriteString(nav[rng.IntN(len(nav))])
+			}
+		}
+		s := b.String()
+		if rng.IntN(2) == 0 { // the answer first, then a key that moves
+			s = words[rng.IntN(len(words))] + s
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// TestLineNavigationKeysNeverAnswer: in canonical mode the arrows, Home,
+// PgUp and the rest arrive as escape sequences inside the line; such a
+// line is no key, whatever answer it holds besides. Three of them deny
+// once in stage choice; at Save this rule? they go back, never save.
+func TestLineNavigationKeysNeverAnswer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 8))
+	lines := navLines(rng, 300)
+	f := form.New(lineReq(), form.Options{SessionMemory: true})
+	a := f.Defaults()
+	a.Choice = form.AllowAlways
+	skip := make([]string, len(f.RuleQuestions(a))) // Enter alone keeps each rule answer
+	for i := 0; i+maxInvalid <= len(lines); i += maxInvalid {
+		typed := lines[i : i+maxInvalid]
+		got, out, err := lineDrive(t, f, 0, lineTyped(slices.Concat(typed, []string{"y"})...))
+		if err != nil || got.Choice != form.DenyOnce || !strings.Contains(out, "no valid answer; denying once.") {
+			t.Fatalf("typed %q: got %v, %v; want deny once; transcript:\n%s", typed, got.Choice, err, out)
+		}
+		got, out, err = lineDrive(t, f, 0, lineTyped(slices.Concat([]string{"a"}, skip, typed, []string{"n"})...))
+		if err != nil || got.Choice != form.DenyOnce || !strings.Contains(out, "Type save to save the rule") ||
+			!strings.Contains(out, "no valid answer; back to the choice.") {
+			t.Fatalf("at Save, typed %q: got %v, %v; want back, then deny once; transcript:\n%s", typed, got.Choice, err, out)
+		}
+	}
+}
