@@ -13,12 +13,14 @@ import (
 // text field has the focus, a key counts only from a calm chunk, one key
 // that arrived the arming delay after the input before it: every other
 // key but Enter (arrows, Home, End, PgUp, PgDn, Tab, Space, the stage's
-// letters, the keys that scroll the agent's words or the viewer) is
-// typing. So is a printable key that is no key of the focused question,
-// and a jump (Home, End, PgUp, PgDn) that would land on an allow: only a
-// single move, or the allow's own letter, chooses one. Typing puts the
-// stage back on its safe answer (Deny once, « Back), and every key
-// arriving before typing has paused for the arming delay is discarded.
+// letters) is typing. So is a printable key that is no key of the
+// focused question, and a jump (Home, End, PgUp, PgDn) that would land on
+// an allow: only a single move, or the allow's own letter, chooses one.
+// Typing puts the stage back on its safe answer (Deny once, « Back), and
+// every key arriving before typing has paused for the arming delay is
+// discarded. A key that scrolls the agent's words or the viewer changes
+// no answer: in a burst it still scrolls, but puts the stage back on its
+// safe answer all the same, so that no Enter after it confirms an allow.
 // Enter is judged by what it confirms: whatever moved the focus onto an
 // allow, an Enter confirms it only if it arrived the arming delay after
 // that move; sooner it is discarded too, and the screen says why; an
@@ -62,6 +64,7 @@ func (p press) soon(since time.Time) bool { return p.at.Sub(since) < p.delay }
 const (
 	typingIgnored = "typing ignored: that is no key of this question"
 	burstIgnored  = "keys ignored: they came in a burst, as typing does; press one key at a time"
+	scrollBurst   = "scrolling in a burst counts as typing"
 	jumpIgnored   = "a jump never chooses an allow: move onto it one step at a time, or press its letter"
 	enterTooSoon  = "Enter ignored: wait a moment after choosing an allow"
 )

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -496,4 +497,42 @@ func TestNavigationBurstsNeverAllow(t *testing.T) {
 		}
 	}
 	t.Logf("%d bursts a stage: stage choice denied %d times, stage rule went back %d times", n, denies, backs)
+}
+
+// Scrolling changes no answer, so PgDn held down (a burst) still pages
+// through the agent's words and the viewer; but it is typing all the
+// same: an allow chosen before goes back to Deny once, and the Enter that
+// follows, in the burst or after a pause, confirms no allow.
+func TestScrollBurst(t *testing.T) {
+	req := tuiWriteFile()
+	req.Details[0].Text = strings.Repeat("line\n", 60) + "the last line\n"
+	for _, pause := range []bool{false, true} {
+		var a form.Answer
+		r := newKeyRig(t, choiceDriver(t, req, &a, 80, 24))
+		r.typ(calmWait, 0, "y")
+		r.wantFocus("Allow once")
+		r.typ(calmWait, 30*time.Millisecond, slices.Repeat([]string{"\x1b[6~"}, 20)...) // PgDn
+		r.wantScreen("│ the last line", "scrolling in a burst counts as typing")
+		r.wantFocus("Deny once")
+		wait := 30 * time.Millisecond
+		if pause {
+			wait = calmWait
+		}
+		r.typ(wait, 0, "\r")
+		if c := r.s.st.(*choiceStage); r.s.end != tuiRunning || !c.reasonFocused {
+			t.Fatalf("pause %v: PgDn held, then Enter: ended %d, answer %+v", pause, r.s.end, a)
+		}
+	}
+
+	req.Details[0].Text = mebibyteDetail()[0]
+	var a form.Answer
+	r := newKeyRig(t, choiceDriver(t, req, &a, 80, 30))
+	r.typ(calmWait, 0, "y")
+	r.typ(calmWait, 0, "v")
+	r.typ(calmWait, 30*time.Millisecond, slices.Repeat([]string{"\x1b[6~"}, 5)...)
+	if r.s.view.top == 0 {
+		t.Fatal("PgDn held did not scroll the viewer")
+	}
+	r.typ(calmWait, 0, "q")
+	r.wantFocus("Deny once")
 }

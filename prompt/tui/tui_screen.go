@@ -151,14 +151,32 @@ var paneKeys = map[tea.KeyType]bool{
 	tea.KeyCtrlPgUp: true, tea.KeyCtrlPgDown: true, tea.KeyCtrlHome: true, tea.KeyCtrlEnd: true,
 }
 
+// viewerKeys scroll the viewer.
+var viewerKeys = map[tea.KeyType]bool{
+	tea.KeyUp: true, tea.KeyDown: true, tea.KeyPgUp: true, tea.KeyPgDown: true, tea.KeyHome: true, tea.KeyEnd: true,
+}
+
 // viewKey opens the viewer.
 const viewKey = 'v'
 
+// scrolls reports whether k scrolls the viewer or the agent's words,
+// which changes no answer.
+func (s *tuiScreen) scrolls(k tea.KeyMsg) bool {
+	switch {
+	case k.Alt:
+		return false
+	case s.viewing:
+		return viewerKeys[k.Type]
+	}
+	return paneKeys[k.Type] || s.pageKeysScrollPane() && (k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown)
+}
+
 // key acts on askperm's keys and drops every other: Ctrl-C and Esc cancel
 // (Esc closes the viewer), chunk marks say where the next keys came from,
-// keys of typing are discarded, a key of a burst is typing, the viewer
-// and the pane scroll, the stage gets its own keys while it is drawn. No
-// key with Alt acts, but in a burst it is typing too.
+// keys of typing are discarded, a key of a burst is typing (one that
+// scrolls still scrolls), the viewer and the pane scroll, the stage gets
+// its own keys while it is drawn. No key with Alt acts, but in a burst
+// it is typing too.
 func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 	if mark, alt := markKey(k); mark {
 		s.takeMarks(1)
@@ -190,11 +208,20 @@ func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 		if burst { // discarded, and still typing
 			s.st.typed(burstIgnored)
 		}
-	case burst:
+	case burst && !s.scrolls(k):
 		return s.typed(p, burstIgnored)
+	case burst:
+		// Scrolling changes no answer, and a person holds PgDn to read:
+		// a burst of it scrolls, but is typing all the same, without
+		// discarding the scrolling that follows.
+		s.st.typed(scrollBurst)
+		if s.viewing {
+			return s.viewerKey(p)
+		}
+		s.scrollPane(k.Type)
 	case s.viewing:
 		return s.viewerKey(p)
-	case paneKeys[k.Type] || s.pageKeysScrollPane() && (k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown):
+	case s.scrolls(k):
 		s.scrollPane(k.Type)
 	case letter(k) == viewKey && len(s.words) > 0 && !s.st.typing():
 		return s.showViewer(true)
