@@ -65,31 +65,73 @@ func TestTUIEnterRightAfterShortcut(t *testing.T) {
 // TestTUIShellTypingNeverAllows: command lines typed for a shell, key by
 // key at 30-120 ms or in one chunk, with and without a pause before the
 // Enter, each after a pause of its own, never allow: a prompt ends in a
-// deny or not at all, and never gets to the rule of an always-choice. A sample of the class TestShellTypingNeverAllows
-// (prompt/tui) checks in full.
+// deny or not at all, and never gets to the rule of an always-choice. A
+// sample of the class TestShellTypingNeverAllows (prompt/tui) checks in
+// full.
 func TestTUIShellTypingNeverAllows(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	lines := []string{"yes", "ya", "y y", "ls -la", "git add -A", "a b", "sudo rm -rf /tmp/x", "d n", "echo y", "s ss",
-		"yy", "cat ./a | grep -n y", "go test ./...", "n 42", "y 2>&1", "vim q"}
-	s := startTUI(t, "write-file.json", "--timeout", "60s")
-	tuiShown(s, "Your decision", 1)
-	prompts := 1
-	for i, line := range lines {
+	var lines [][]string
+	for _, l := range []string{"yes", "ya", "y y", "ls -la", "git add -A", "a b", "sudo rm -rf /tmp/x", "d n", "echo y", "s ss",
+		"yy", "cat ./a | grep -n y", "go test ./...", "n 42", "y 2>&1", "vim q"} {
+		lines = append(lines, strings.Split(l, ""))
+	}
+	tuiBurstsNeverAllow(t, rand.New(rand.NewPCG(11, 12)), lines, 30, 120)
+}
+
+// TestTUINavigationBurstsNeverAllow: bursts of the keys that move (the
+// arrows, Home, End, PgUp, PgDn, Tab, Shift+Tab, the pane's Ctrl keys),
+// some with letters, typed as TestTUIShellTypingNeverAllows types lines
+// but key by key at 10-60 ms, never allow. A sample of the class
+// TestNavigationBurstsNeverAllow (prompt/tui) checks in full.
+func TestTUINavigationBurstsNeverAllow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 8))
+	nav := []string{tuiUp, tuiDown, "\x1bOA", "\x1b[H", "\x1b[1~", "\x1b[F", "\x1b[5~", "\x1b[6~", "\t", "\x1b[Z",
+		"\x1b[5;5~", "\x1b[1;5H"}
+	bursts := [][]string{{tuiUp, tuiUp, tuiUp}, {"\x1b[H", tuiDown}, {"\x1b[5~", "\x1b[5~"}}
+	for len(bursts) < 16 {
+		b := []string{}
+		for range 2 + rng.IntN(5) {
+			if rng.IntN(4) == 0 {
+				b = append(b, string("ysanv"[rng.IntN(5)]))
+			} else {
+				b = append(b, nav[rng.IntN(len(nav))])
+			}
+		}
+		bursts = append(bursts, b)
+	}
+	tuiBurstsNeverAllow(t, rng, bursts, 10, 60)
+}
+
+// tuiBurstsNeverAllow types each burst of keys and Enter on
+// write-file.json's prompt, each after a pause: key by key at minGap to
+// maxGap ms (way 0), the same with a pause before Enter (1), in one write
+// with Enter (2), in one write and Enter after a pause (3). A prompt
+// ends in a deny or not at all and never gets to the rule of an
+// always-choice; a prompt that ended is started again. The prompt offers
+// Allow for this session first, where Home and runs of Up land.
+func tuiBurstsNeverAllow(t *testing.T, rng *rand.Rand, bursts [][]string, minGap, maxGap int) {
+	start := func() *ptySession {
+		s := startTUI(t, "write-file.json", "--timeout", "60s")
+		tuiShown(s, "Allow for this session (s)", 1)
+		return s
+	}
+	s, prompts := start(), 1
+	for i, keys := range bursts {
+		typed := strings.Join(keys, "")
 		time.Sleep(tuiArmWait + time.Duration(rng.IntN(300))*time.Millisecond)
 		switch i % 4 {
 		case 0, 1: // key by key
-			for _, r := range line {
-				s.send(string(r))
-				time.Sleep(time.Duration(30+rng.IntN(91)) * time.Millisecond)
+			for _, k := range keys {
+				s.send(k)
+				time.Sleep(time.Duration(minGap+rng.IntN(maxGap-minGap+1)) * time.Millisecond)
 			}
 			if i%4 == 1 {
 				time.Sleep(tuiArmWait)
 			}
 			s.send(tuiEnter)
 		case 2:
-			s.send(line + tuiEnter)
+			s.send(typed + tuiEnter)
 		case 3:
-			s.send(line)
+			s.send(typed)
 			time.Sleep(tuiArmWait)
 			s.send(tuiEnter)
 		}
@@ -98,22 +140,21 @@ func TestTUIShellTypingNeverAllows(t *testing.T) {
 			s.done <- err // for wait
 			d := tuiDecision(t, s, 0)
 			if d["decision"] != "deny" {
-				t.Fatalf("typing %q decided %v", line, d)
+				t.Fatalf("typing %q decided %v", typed, d)
 			}
-			s = startTUI(t, "write-file.json", "--timeout", "60s")
-			tuiShown(s, "Your decision", 1)
+			s = start()
 			prompts++
 		case <-time.After(200 * time.Millisecond):
 		}
 		if strings.Contains(s.text(), "Rule to save") {
-			t.Fatalf("typing %q chose an always-choice:\n%s", line, s.text())
+			t.Fatalf("typing %q chose an always-choice:\n%s", typed, s.text())
 		}
 	}
 	s.send("\x03")
 	if d := tuiDecision(t, s, 0); d["decision"] != "deny" {
 		t.Fatalf("typing decided %v", d)
 	}
-	t.Logf("%d lines, %d prompts", len(lines), prompts)
+	t.Logf("%d bursts, %d prompts", len(bursts), prompts)
 }
 
 // tuiBigDetail is write-file.json with one detail of 1 MiB whose last
@@ -233,5 +274,82 @@ func TestTUIBell(t *testing.T) {
 		if got := strings.Contains(s.raw(), "\a"); got != bell {
 			t.Fatalf("bell = %v: BEL on the terminal: %v", bell, got)
 		}
+	}
+}
+
+// tuiRecallHabits are the shell habits of issue 19 as a terminal sends
+// them: Up four times to recall an older command, in one write or key by
+// key 30 ms apart, and Home in two spellings.
+var tuiRecallHabits = []struct {
+	name string
+	keys []string
+}{
+	{"Up×4 in one write", []string{strings.Repeat(tuiUp, 4)}},
+	{"Up×4 key by key", []string{tuiUp, tuiUp, tuiUp, tuiUp}},
+	{"Home", []string{"\x1b[H"}},
+	{"Home VT", []string{"\x1b[1~"}},
+}
+
+// tuiType sends keys 30 ms apart, then waits out the arming delay.
+func tuiType(s *ptySession, keys []string) {
+	for _, k := range keys {
+		s.send(k)
+		time.Sleep(30 * time.Millisecond)
+	}
+	time.Sleep(tuiArmWait)
+}
+
+// tuiStillAsking fails the test if askperm ended within a second: what
+// was typed decided.
+func tuiStillAsking(t *testing.T, s *ptySession, typed string) {
+	t.Helper()
+	select {
+	case err := <-s.done:
+		s.done <- err // for wait
+		t.Fatalf("%s, a pause and Enter decided %v", typed, tuiDecision(t, s, 0))
+	case <-time.After(time.Second):
+	}
+}
+
+// TestTUIRecallHabitNeverAllows (issue 19): Up four times or Home, a
+// pause and Enter gave Allow for this session. A burst of moves is
+// typing and Home jumps: the choice is back on Deny once, the Enter opens
+// the denial reason, and the prompt ends in a deny.
+func TestTUIRecallHabitNeverAllows(t *testing.T) {
+	for _, h := range tuiRecallHabits {
+		t.Run(h.name, func(t *testing.T) {
+			s := startPTY(t, readFile(t, "requests/write-file.json"), memoryEnv("TERM=xterm-256color"),
+				"--frontend", "tui", "--timeout", "20s")
+			tuiShown(s, "Allow for this session (s)", 1)
+			tuiType(s, h.keys)
+			s.send(tuiEnter)
+			tuiStillAsking(t, s, h.name)
+			s.waitFor("Denial reason (optional)")
+			s.send(tuiEnter)
+			wantDeny(t, tuiDecision(t, s, 0), "user", "tui")
+		})
+	}
+}
+
+// TestTUIRuleRecallHabitNeverSaves (issue 19): in the rule stage, on
+// « Back, the same habits chose Save rule and the Enter saved it; they
+// choose « Back.
+func TestTUIRuleRecallHabitNeverSaves(t *testing.T) {
+	for _, h := range tuiRecallHabits {
+		t.Run(h.name, func(t *testing.T) {
+			s := startTUI(t, "write-file.json")
+			tuiShown(s, "Your decision", 1)
+			tuiKey(s, "a", "> Allow always… (a)")
+			time.Sleep(tuiArmWait)
+			s.send(tuiEnter)
+			tuiShown(s, "Rule to save: allow write_file", 1)
+			tuiKey(s, "b", "> « Back")
+			time.Sleep(tuiArmWait)
+			tuiType(s, h.keys)
+			s.send(tuiEnter)
+			tuiStillAsking(t, s, h.name)
+			s.send("\x03")
+			wantDeny(t, tuiDecision(t, s, 0), "cancelled", "tui")
+		})
 	}
 }

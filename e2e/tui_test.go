@@ -55,11 +55,14 @@ func tuiShown(s *ptySession, text string, n int) {
 	time.Sleep(tuiArmWait)
 }
 
-// tuiKey types keys and waits for what they show: the terminal UI handles
-// keys as they come, so the next must not arrive before this one showed.
+// tuiKey types keys after a pause and waits for what they show: the
+// terminal UI handles keys as they come, so the next must not arrive
+// before this one showed, and a key that comes sooner than the arming
+// delay after the one before is typing.
 func tuiKey(s *ptySession, keys, shows string) {
 	s.t.Helper()
 	n := strings.Count(s.text(), shows)
+	time.Sleep(tuiArmWait)
 	s.send(keys)
 	s.waitForCount(shows, n+1)
 }
