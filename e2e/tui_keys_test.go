@@ -25,10 +25,7 @@ func TestTUIShortcuts(t *testing.T) {
 		if h, f := strings.Index(text, "» "+tuiHeadline), strings.Index(text, "Server: fs-default"); h < 0 || f < h {
 			t.Fatalf("no headline above the facts:\n%s", text)
 		}
-		tuiKey(s, "a", "> Allow always… (a)")
-		time.Sleep(tuiArmWait)
-		s.send(tuiEnter)
-		tuiShown(s, "Rule to save: allow write_file", 1)
+		tuiToRule(s)
 		tuiKey(s, "s", "> Save rule")
 		time.Sleep(tuiArmWait)
 		s.send(tuiEnter)
@@ -48,6 +45,16 @@ func TestTUIShortcuts(t *testing.T) {
 			t.Fatalf("want allow once; got %v", d)
 		}
 	})
+}
+
+// tuiToRule chooses Allow always… with its letter and, after a pause,
+// Enter, and waits out the rule stage's arming delay.
+func tuiToRule(s *ptySession) {
+	s.t.Helper()
+	tuiKey(s, "a", "> Allow always… (a)")
+	time.Sleep(tuiArmWait)
+	s.send(tuiEnter)
+	tuiShown(s, "Rule to save: allow write_file", 1)
 }
 
 // TestTUIEnterRightAfterShortcut: an Enter typed right after the letter
@@ -339,10 +346,7 @@ func TestTUIRuleRecallHabitNeverSaves(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			s := startTUI(t, "write-file.json")
 			tuiShown(s, "Your decision", 1)
-			tuiKey(s, "a", "> Allow always… (a)")
-			time.Sleep(tuiArmWait)
-			s.send(tuiEnter)
-			tuiShown(s, "Rule to save: allow write_file", 1)
+			tuiToRule(s)
 			tuiKey(s, "b", "> « Back")
 			time.Sleep(tuiArmWait)
 			tuiType(s, h.keys)

@@ -264,7 +264,7 @@ func TestShellTypingNeverAllows(t *testing.T) {
 	rules := 0
 	for i, line := range lines {
 		r.slow = i%3 == 0
-		typeShellLine(r, rng, line, i%4)
+		typeBurst(r, rng, keys(line), 30, 120, i%4)
 		c := r.s.st.(*choiceStage)
 		switch {
 		case r.s.end == tuiDone && a.Choice != form.DenyOnce:
@@ -279,7 +279,7 @@ func TestShellTypingNeverAllows(t *testing.T) {
 	rr := newKeyRig(t, rd)
 	for i, line := range lines {
 		rr.slow = i%3 == 0
-		typeShellLine(rr, rng, line, i%4)
+		typeBurst(rr, rng, keys(line), 30, 120, i%4)
 		if rr.s.end == tuiDone {
 			if !rs.back() {
 				t.Fatalf("typing %q saved the rule", line)
@@ -290,30 +290,6 @@ func TestShellTypingNeverAllows(t *testing.T) {
 		}
 	}
 	t.Logf("%d lines; stage rule went back %d times", len(lines), rules)
-}
-
-// typeShellLine types line and Enter: key by key (way 0), key by key
-// with a pause before Enter (1), in one chunk (2), in one chunk and Enter
-// after a pause (3).
-func typeShellLine(r *keyRig, rng *rand.Rand, line string, way int) {
-	gap := func() time.Duration { return time.Duration(30+rng.IntN(91)) * time.Millisecond }
-	r.clock = r.clock.Add(calmWait + time.Duration(rng.IntN(1000))*time.Millisecond)
-	switch way {
-	case 0, 1:
-		for _, k := range keys(line) {
-			r.typ(0, 0, k)
-			r.clock = r.clock.Add(gap())
-		}
-		if way == 1 {
-			r.clock = r.clock.Add(calmWait)
-		}
-		r.typ(0, 0, "\r")
-	case 2:
-		r.typ(0, 0, line+"\r")
-	case 3:
-		r.typ(0, 0, line)
-		r.typ(calmWait, 0, "\r")
-	}
 }
 
 // shellLines are n command lines of at least two keys.
@@ -422,11 +398,12 @@ func navBurst(rng *rand.Rand, letters bool) []string {
 	return ks
 }
 
-// typeBurst types ks and Enter after a pause: key by key at 10-60 ms
-// with Enter as one more key (way 0) or after a pause (1), in one chunk
-// with Enter (2), in one chunk and Enter after a pause (3).
-func typeBurst(r *keyRig, rng *rand.Rand, ks []string, way int) {
-	gap := func() time.Duration { return time.Duration(10+rng.IntN(51)) * time.Millisecond }
+// typeBurst types ks and Enter, after a pause: key by key minGap to
+// maxGap ms apart with Enter as one more key (way 0) or after a pause
+// (1), in one chunk with Enter (2), in one chunk and Enter after a pause
+// (3).
+func typeBurst(r *keyRig, rng *rand.Rand, ks []string, minGap, maxGap, way int) {
+	gap := func() time.Duration { return time.Duration(minGap+rng.IntN(maxGap-minGap+1)) * time.Millisecond }
 	r.clock = r.clock.Add(calmWait + time.Duration(rng.IntN(1000))*time.Millisecond)
 	switch way {
 	case 0, 1:
@@ -466,7 +443,7 @@ func TestNavigationBurstsNeverAllow(t *testing.T) {
 			r.typ(calmWait, 0, string("ysa"[rng.IntN(3)]))
 		}
 		ks := navBurst(rng, i%2 == 0)
-		typeBurst(r, rng, ks, i%4)
+		typeBurst(r, rng, ks, 10, 60, i%4)
 		switch {
 		case r.s.end == tuiDone && a.Choice.IsAllow():
 			t.Fatalf("burst %q (way %d) answered %+v", ks, i%4, *a)
@@ -486,7 +463,7 @@ func TestNavigationBurstsNeverAllow(t *testing.T) {
 			rr.typ(calmWait, 0, "s")
 		}
 		ks := navBurst(rng, i%2 == 0)
-		typeBurst(rr, rng, ks, i%4)
+		typeBurst(rr, rng, ks, 10, 60, i%4)
 		switch {
 		case !rs.back():
 			t.Fatalf("burst %q (way %d) left Save rule chosen:\n%s", ks, i%4, rr.screen())
