@@ -376,6 +376,20 @@ func TestRuleRecallHabitNeverSaves(t *testing.T) {
 	}
 }
 
+// Stage rule: Enters of a burst that bring Save rule of an allow under
+// the focus (the defaults taken in a rush) choose « Back; after a pause,
+// Enter goes back rather than saving.
+func TestRuleEnterBurstNeverSaves(t *testing.T) {
+	d, rs, _ := ruleDriver(t, tuiWriteFile(), form.AllowAlways, 100, 40)
+	r := newKeyRig(t, d)
+	r.typ(calmWait, 0, strings.Repeat("\r", len(rs.qs)+1))
+	r.wantFocus("« Back")
+	r.typ(calmWait, 0, "\r")
+	if r.s.end != tuiDone || !rs.back() {
+		t.Fatalf("a burst of Enters, a pause and Enter: ended %d, back %v", r.s.end, rs.back())
+	}
+}
+
 // navKeys move a list or scroll, as terminals send them: the arrows (CSI
 // and SS3), Home and End in their spellings (one of which bubbletea
 // reads as two keys), PgUp, PgDn, Tab, Shift+Tab, and with Ctrl the keys
