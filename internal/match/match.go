@@ -39,6 +39,9 @@ type Spec struct {
 type Glob struct {
 	p  *decision.Pattern
 	id int
+	// lead are the pattern's plain leading words, for a command line
+	// whose known words stop within them (shell.Deny).
+	lead []string
 }
 
 // Matcher is a compiled Spec.
@@ -69,7 +72,7 @@ func (c *Compiler) Glob(pattern string) (Glob, error) {
 	if err != nil {
 		return Glob{}, err
 	}
-	g := Glob{p, len(c.globs)}
+	g := Glob{p, len(c.globs), shell.LeadWords(pattern)}
 	c.globs[pattern] = g
 	return g, nil
 }
@@ -102,29 +105,36 @@ func (c *Compiler) Matcher(s Spec) (Matcher, error) {
 // for an allow: a dimension's value must match in every form, as written
 // and, unless it is a command line, cleaned and resolved
 // (decision.Pattern.Allows).
-func (m Matcher) Match(c *Cache) bool { return m.match(c, false) }
+func (m Matcher) Match(c *Cache) bool { return m.match(c, false) == shell.Covered }
 
-// MatchWide is Match for a deny (or a question): a dimension's value
-// matches in any of its forms (decision.Pattern.Denies), and a value read as a command line
-// matches when one of its simple commands does (shell.Line.Denied).
-func (m Matcher) MatchWide(c *Cache) bool { return m.match(c, true) }
+// Wide is Match for a deny (or a question): a dimension's value matches
+// in any of its forms (decision.Pattern.Denies), and a value read as a
+// command line matches when one of its simple commands does
+// (shell.Line.Denied), or Maybe, where the value is a command line
+// (shell.IsLine), when a computed command cannot be shown not to.
+func (m Matcher) Wide(c *Cache) shell.Cover { return m.match(c, true) }
 
-func (m Matcher) match(c *Cache, wide bool) bool {
+// MatchWide reports whether m matches c's request for a deny that has
+// nobody to ask (a canned answer): Wide, a maybe counting as a match.
+func (m Matcher) MatchWide(c *Cache) bool { return m.Wide(c) != shell.Not }
+
+func (m Matcher) match(c *Cache, wide bool) shell.Cover {
 	for i, g := range m.fields {
 		if g.p != nil && !c.Field(Field(i), g) {
-			return false
+			return shell.Not
 		}
 	}
+	out := shell.Covered
 	for _, d := range m.dims {
 		r := c.dim(d.name, d.Glob)
 		switch {
 		case !wide && !r.allow:
-			return false
-		case wide && !r.deny && !c.command(d.name, d.Glob):
-			return false
+			return shell.Not
+		case wide && !r.deny:
+			out = min(out, c.command(d.name, d.Glob))
 		}
 	}
-	return true
+	return out
 }
 
 // Cache keeps the results of globs for one request, by their numbers: it
@@ -135,7 +145,7 @@ type Cache struct {
 	dims   map[dimKey]dimResult
 	// commands are the wide results on the simple commands of a
 	// dimension's value, read once (lines).
-	commands map[dimKey]bool
+	commands map[dimKey]shell.Cover
 	lines    map[string]shell.Line
 }
 
@@ -172,9 +182,9 @@ func (c *Cache) Field(f Field, g Glob) bool {
 	return hits[g.id] == 2
 }
 
-// command reports whether g matches a simple command of the value of the
-// request's dimension name, read as a command line.
-func (c *Cache) command(name string, g Glob) bool {
+// command reports how far g, a deny, reaches a simple command of the
+// value of the request's dimension name, read as a command line.
+func (c *Cache) command(name string, g Glob) shell.Cover {
 	k := dimKey{g.id, name}
 	m, ok := c.commands[k]
 	if ok {
@@ -189,10 +199,13 @@ func (c *Cache) command(name string, g Glob) bool {
 			}
 			c.lines[name] = l
 		}
-		m = l.Denied(nil, g.p.Match)
+		m = l.Denied(shell.Deny{Covers: g.p.Match, Lead: g.lead})
+		if m == shell.Maybe && !shell.IsLine(c.req.Dimensions[i]) {
+			m = shell.Not
+		}
 	}
 	if c.commands == nil {
-		c.commands = map[dimKey]bool{}
+		c.commands = map[dimKey]shell.Cover{}
 	}
 	c.commands[k] = m
 	return m

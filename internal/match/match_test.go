@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/shell"
 )
 
 func ptr(s string) *string { return &s }
@@ -95,7 +96,34 @@ func TestMatchWideReadsCommands(t *testing.T) {
 			t.Errorf("%q: the allow matches it", v)
 		}
 	}
-	if rm.MatchWide(NewCache(&decision.Request{Dimensions: []decision.Dimension{{Name: "command", Value: "echo rm -rf x"}}})) {
-		t.Error("an argument rm is taken for a command")
+	if rm.MatchWide(NewCache(&decision.Request{Dimensions: []decision.Dimension{{Name: "command", Value: `git commit -m "rm -rf x"`}}})) {
+		t.Error("a quoted argument is taken for a command")
+	}
+}
+
+// Finding 3: a rules deny glob rm -rf * reaches the command through
+// wrappers and shell syntax; a computed command is a maybe (asked), on a
+// command line only.
+func TestWideThroughShellSyntax(t *testing.T) {
+	c := NewCompiler()
+	rm, _ := c.Matcher(Spec{Dimensions: map[string]string{"command": "rm -rf *"}})
+	cover := func(v string) shell.Cover {
+		return rm.Wide(NewCache(&decision.Request{Dimensions: []decision.Dimension{{Name: "command", Value: v}}}))
+	}
+	for _, v := range []string{"sudo rm -rf ~", "env rm -rf ~", "command rm -rf ~", "nohup rm -rf ~", "xargs rm -rf", "{rm,-rf,~}", "bash -c 'rm -rf ~'",
+		"$'rm' -rf ~", "rm${IFS}-rf ~", "rm -$'rf' ~", "eval 'rm -rf ~'", "bash <<< 'rm -rf ~'", "alias x='rm -rf'; x ~", "=rm -rf ~", "/bin/rm -rf ~"} {
+		if got := cover(v); got != shell.Covered {
+			t.Errorf("%q: %v", v, got)
+		}
+	}
+	if got := cover("$(echo rm) -rf ~"); got != shell.Maybe {
+		t.Errorf("a computed command: %v", got)
+	}
+	run, _ := c.Matcher(Spec{Dimensions: map[string]string{"run": "rm -rf *"}})
+	if got := run.Wide(NewCache(&decision.Request{Dimensions: []decision.Dimension{{Name: "run", Value: "$(echo rm) -rf ~", Syntax: decision.SyntaxShell}}})); got != shell.Maybe {
+		t.Errorf("a computed command in a dimension of syntax shell: %v", got)
+	}
+	if got := run.Wide(NewCache(&decision.Request{Dimensions: []decision.Dimension{{Name: "run", Value: "$(echo rm) -rf ~"}}})); got != shell.Not {
+		t.Errorf("a value that is no command line: %v", got)
 	}
 }

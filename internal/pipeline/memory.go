@@ -230,7 +230,10 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 	var ops []policy.Opinion
 	for _, r := range rules {
 		v := policy.Allow
-		if r.Decision == decision.Deny {
+		switch {
+		case r.Decision == decision.Deny && r.Maybe:
+			v = policy.Prompt // a computed command may be the denied one: ask
+		case r.Decision == decision.Deny:
 			v = policy.Deny
 		}
 		name := fmt.Sprintf("remembered rule %d", r.ID)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/match"
+	"github.com/askperm/askperm/internal/shell"
 	"github.com/askperm/askperm/internal/userfile"
 )
 
@@ -310,7 +311,7 @@ func exampleRequest(partial map[string]any) (*decision.Request, error) {
 // Matches reports whether every matcher and predicate of r holds for req.
 // A request field that is missing never matches a matcher that is given.
 func (r *Rule) Matches(req *decision.Request) bool {
-	return r.matches(req, newLazyArgs(req))
+	return r.opinion(req, newLazyArgs(req)) != Abstain
 }
 
 // lazyArgs is what checking one request against many rules computes
@@ -351,28 +352,36 @@ func (l *lazyArgs) selected(path pathRef, args any) []any {
 	return l.paths[path.id]
 }
 
-func (r *Rule) matches(req *decision.Request, args *lazyArgs) bool {
-	// A deny or a question errs wide: a path matching in either form.
-	hit := r.match.Match
-	if r.Verdict != Allow {
-		hit = r.match.MatchWide
-	}
-	if !hit(args.Cache) {
-		return false
-	}
-	if len(r.when) == 0 {
-		return true
-	}
-	v, ok := args.get()
-	if !ok {
-		return false
-	}
-	for _, p := range r.when {
-		if !p.holdsFor(args.selected(p.path, v)) {
-			return false
+// opinion is r's verdict on req, Abstain when r does not match. A deny
+// or a question errs wide: a path matching in either form, a command
+// line when any command it may run matches; a deny that cannot be shown
+// not to match a computed command (shell.Maybe) is a question.
+func (r *Rule) opinion(req *decision.Request, args *lazyArgs) Verdict {
+	v := r.Verdict
+	switch {
+	case v == Allow && !r.match.Match(args.Cache):
+		return Abstain
+	case v != Allow:
+		switch r.match.Wide(args.Cache) {
+		case shell.Not:
+			return Abstain
+		case shell.Maybe:
+			v = Prompt
 		}
 	}
-	return true
+	if len(r.when) == 0 {
+		return v
+	}
+	a, ok := args.get()
+	if !ok {
+		return Abstain
+	}
+	for _, p := range r.when {
+		if !p.holdsFor(args.selected(p.path, a)) {
+			return Abstain
+		}
+	}
+	return v
 }
 
 // argumentsOf decodes a request's arguments for predicates, numbers kept

@@ -99,8 +99,8 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 	}
 	args := newLazyArgs(req)
 	check := func(r *Rule) {
-		if r.matches(req, args) {
-			ops = append(ops, rule(r.Verdict, "rules", r.Name, r.Message))
+		if v := r.opinion(req, args); v != Abstain {
+			ops = append(ops, rule(v, "rules", r.Name, r.Message))
 		}
 	}
 	if p.index == nil {

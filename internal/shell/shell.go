@@ -3,13 +3,18 @@
 // with mvdan.cc/sh's bash grammar and keeps, for each simple command
 // anywhere in the line (after ; && || & |, newlines, in subshells,
 // blocks, compound commands and substitutions), the words known before
-// the line runs, after quote removal. What cannot be known (an expansion,
-// a glob, a tilde, a line that does not parse) makes a command opaque.
+// the line runs, after quote removal, brace expansion and the decoding of
+// $'…'. Lines a command hands a shell (`bash -c STRING`, `eval ARGS`, a
+// here-string or here-document fed to a shell, an alias defined in the
+// line) are read too, their commands listed after it. What cannot be
+// known (an expansion, a glob, a tilde, a line that does not parse) makes
+// a command opaque. Deny (deny.go) says how far a deny reaches a line.
 package shell
 
 import (
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -21,79 +26,313 @@ type Command struct {
 	// as the last word when it has one (`rm -rf ~/x` → rm -rf; `cat
 	// /tmp/$f` → cat /tmp/).
 	Words []string
+	// Partial says the last of Words is only the literal start of a word
+	// whose rest is not known (`/tmp/` above).
+	Partial bool
 	// Opaque says the command holds more than its Words: its text is
 	// not wholly known before it runs.
 	Opaque bool
+	// Computed says what the command runs is not known before it runs:
+	// its name is not (`$(echo rm) -rf ~`), or it hands a shell a line
+	// that is not wholly known (`bash -c "$x"`, `eval $x`, `curl x | sh`).
+	Computed bool
 	// Text is the command as written, from its first word to its last
 	// (assignments and redirections left out); "" in a rough reading.
 	Text string
-}
-
-// Texts are the readings a deny matches a command by: Text, as written,
-// and its known Words after quote removal, joined by spaces and followed
-// by one when more follows (Opaque), so that a pattern such as `rm -rf *`
-// covers `rm -rf ~`, `'rm' -rf "$HOME"` and `rm -rf $(ls)`. Empty
-// readings are left out.
-func (c Command) Texts() []string {
-	var out []string
-	if c.Text != "" {
-		out = append(out, c.Text)
-	}
-	if known := strings.Join(c.Words, " "); known != "" {
-		if c.Opaque {
-			known += " "
-		}
-		out = append(out, known)
-	}
-	return out
+	// starts are the offsets in Text where each of Words starts, -1 for
+	// a word that is part of a brace expansion.
+	starts []int
+	// rest is what follows the first word in Text.
+	rest string
 }
 
 // Line is a command line read as a shell reads it.
 type Line struct {
 	// Commands are the line's simple commands in the order they appear,
-	// nested ones (in a substitution) after the command holding them.
-	// When the line does not parse, they are its rough reading: one
-	// opaque command starting at each word, since what runs cannot be
-	// known and a deny must cover its words wherever they stand.
+	// nested ones (in a substitution, a -c string, an eval) after the
+	// command holding them. When the line does not parse, they are its
+	// rough reading: one opaque command starting at each word, since what
+	// runs cannot be known and a deny must cover its words wherever they
+	// stand.
 	Commands []Command
 	// Parsed says the line parses as bash.
 	Parsed bool
 }
 
+// maxDepth bounds how deep lines handed to a shell are read, and
+// maxInner how many are read in all; one more is computed (what it runs
+// is not known), so that no line costs more than a few readings.
+const (
+	maxDepth = 8
+	maxInner = 64
+)
+
+// maxBraces bounds the words a brace expansion is read into; a larger
+// one is opaque.
+const maxBraces = 64
+
 // Split reads line. It never fails: a line that does not parse is read
 // roughly (Line.Parsed false).
 func Split(line string) Line {
+	budget := maxInner
+	return split(line, 0, &budget)
+}
+
+func split(line string, depth int, budget *int) Line {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 	if err != nil {
 		return rough(line)
 	}
-	out := Line{Parsed: true}
+	r := &reader{src: line, depth: depth, budget: budget, piped: map[*syntax.Stmt]bool{}, aliases: map[string]string{}}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-			c := command(call.Args)
-			c.Text = line[call.Args[0].Pos().Offset():call.Args[len(call.Args)-1].End().Offset()]
-			out.Commands = append(out.Commands, c)
+		switch n := n.(type) {
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				r.piped[n.Y] = true
+			}
+		case *syntax.Stmt:
+			if call, ok := n.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+				r.stmt(n, call)
+			}
 		}
 		return true
 	})
+	r.expandAliases()
+	return Line{Commands: r.out, Parsed: true}
+}
+
+// reader reads one parsed line.
+type reader struct {
+	src    string
+	depth  int
+	budget *int // lines left to read (maxInner)
+	out    []Command
+	// piped are the statements whose standard input is a pipe.
+	piped map[*syntax.Stmt]bool
+	// aliases are the aliases the line defines: name → value.
+	aliases map[string]string
+}
+
+// word is one word of a command after brace expansion: its known text
+// and whether that is all of it.
+type word struct {
+	text  string
+	whole bool
+	start int // offset in the line of the argument it comes from; -1 within a brace expansion
+}
+
+// stmt reads a simple command, and the lines it hands a shell.
+func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
+	ws := words(call.Args)
+	begin := int(call.Args[0].Pos().Offset())
+	end := int(call.Args[len(call.Args)-1].End().Offset())
+	c := Command{Text: r.src[begin:end], rest: r.src[call.Args[0].End().Offset():end]}
+	for _, w := range ws {
+		if w.text != "" || w.whole {
+			c.Words = append(c.Words, w.text)
+			c.starts = append(c.starts, max(w.start-begin, -1))
+		}
+		if !w.whole {
+			c.Opaque, c.Partial = true, w.text != ""
+			break
+		}
+	}
+	c.Computed = len(ws) == 0 || !ws[0].whole && ws[0].text == ""
+	i := len(r.out)
+	r.out = append(r.out, c)
+	// Any word may be the command a wrapper runs (sudo, env, xargs…).
+	for k, w := range ws {
+		if !w.whole {
+			break
+		}
+		switch name := Name(w.text); {
+		case shells[name]:
+			r.shellArgs(ws[k+1:], st, &r.out[i].Computed)
+		case name == "eval" && *r.budget <= 0:
+			r.out[i].Computed = true
+		case name == "eval":
+			text, whole := joined(ws[k+1:])
+			r.inner(text, whole, &r.out[i].Computed)
+		case name == "alias":
+			r.alias(ws[k+1:], &r.out[i].Computed)
+		}
+	}
+}
+
+// shells are the interpreters whose -c string, here-string or
+// here-document, or standard input, is a command line.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "busybox": true, "yash": true, "posh": true}
+
+// shellArgs reads what a shell given args runs: its -c string, else,
+// when no script is named, its standard input (a here-string or
+// here-document of st, or a pipe: not known).
+func (r *reader) shellArgs(args []word, st *syntax.Stmt, computed *bool) {
+	dashC, stdin, j := false, false, 0
+	for ; j < len(args); j++ {
+		a := args[j]
+		if !a.whole || a.text == "-" || len(a.text) < 2 || a.text[0] != '-' && a.text[0] != '+' {
+			break
+		}
+		if a.text == "--" {
+			j++
+			break
+		}
+		if strings.HasPrefix(a.text, "--") {
+			if a.text == "--rcfile" || a.text == "--init-file" {
+				j++
+			}
+			continue
+		}
+		if strings.ContainsAny(a.text[1:], "oO") {
+			j++ // -o option takes a word
+		}
+		dashC = dashC || a.text[0] == '-' && strings.Contains(a.text, "c")
+		stdin = stdin || a.text[0] == '-' && strings.Contains(a.text, "s")
+	}
+	switch {
+	case dashC && j < len(args):
+		r.inner(args[j].text, args[j].whole, computed)
+		return
+	case dashC:
+		return // no string: an error
+	case j < len(args) && !stdin:
+		return // runs a script file, as any program does
+	}
+	for _, rd := range st.Redirs {
+		switch rd.Op {
+		case syntax.WordHdoc:
+			text, whole := literal(rd.Word)
+			r.inner(text, whole, computed)
+		case syntax.Hdoc, syntax.DashHdoc:
+			text, whole := hdoc(rd)
+			r.inner(text, whole, computed)
+		}
+	}
+	if r.piped[st] {
+		*computed = true // runs what another command prints
+	}
+}
+
+// alias records the aliases defined by args (name=value): each value is
+// also read as a line.
+func (r *reader) alias(args []word, computed *bool) {
+	for _, a := range args {
+		name, value, ok := strings.Cut(a.text, "=")
+		if !ok {
+			continue
+		}
+		if a.whole {
+			r.aliases[name] = value
+		}
+		r.inner(value, a.whole, computed)
+	}
+}
+
+// expandAliases reads again, with the alias's value for its name, each
+// command named by an alias the line defines.
+func (r *reader) expandAliases() {
+	if len(r.aliases) == 0 {
+		return
+	}
+	for _, c := range r.out {
+		if len(c.Words) == 0 || c.Partial && len(c.Words) == 1 || c.Text == "" {
+			continue
+		}
+		if value, ok := r.aliases[c.Words[0]]; ok {
+			var computed bool
+			r.inner(value+c.rest, true, &computed)
+		}
+	}
+}
+
+// inner reads text, a line a command hands a shell, whole or only its
+// known start (whole false: what it runs is then not known, computed,
+// and its last command may go on past the start).
+func (r *reader) inner(text string, whole bool, computed *bool) {
+	if !whole {
+		*computed = true
+	}
+	if r.depth >= maxDepth || *r.budget <= 0 {
+		*computed = true
+		return
+	}
+	*r.budget--
+	l := split(text, r.depth+1, r.budget)
+	if n := len(l.Commands); !whole && n > 0 {
+		last := &l.Commands[n-1]
+		last.Opaque = true
+		last.Partial = last.Partial || len(last.Words) > 0 && !strings.HasSuffix(text, " ") && !strings.HasSuffix(text, "\t")
+	}
+	r.out = append(r.out, l.Commands...)
+}
+
+// words are the words of args after brace expansion.
+func words(args []*syntax.Word) []word {
+	var out []word
+	for _, a := range args {
+		start := int(a.Pos().Offset())
+		expanded := braces(a)
+		if len(expanded) > 1 {
+			start = -1
+		}
+		for _, w := range expanded {
+			text, whole := literal(w)
+			out = append(out, word{text, whole, start})
+		}
+	}
 	return out
 }
 
-// command is the known leading words of args.
-func command(args []*syntax.Word) Command {
-	var c Command
-	for _, w := range args {
-		text, whole := literal(w)
-		if !whole {
-			if text != "" {
-				c.Words = append(c.Words, text)
-			}
-			c.Opaque = true
-			return c
-		}
-		c.Words = append(c.Words, text)
+// braces is w brace-expanded (`{rm,-rf}` → rm -rf), or w itself when it
+// holds no brace expansion or expands to more than maxBraces words.
+func braces(w *syntax.Word) []*syntax.Word {
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(cp) {
+		return []*syntax.Word{w}
 	}
-	return c
+	var out []*syntax.Word
+	for e, err := range expand.BracesSeq(nil, cp) {
+		if err != nil || len(out) == maxBraces {
+			return []*syntax.Word{w}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// joined is the words of eval: joined by spaces as far as known.
+func joined(ws []word) (string, bool) {
+	var texts []string
+	for _, w := range ws {
+		texts = append(texts, w.text)
+		if !w.whole {
+			return strings.Join(texts, " "), false
+		}
+	}
+	return strings.Join(texts, " "), true
+}
+
+// hdoc is the text of a here-document as far as it is known: an
+// unquoted delimiter lets it expand.
+func hdoc(rd *syntax.Redirect) (string, bool) {
+	if rd.Hdoc == nil {
+		return "", true
+	}
+	_, plain := rd.Word.Parts[0].(*syntax.Lit)
+	plain = plain && len(rd.Word.Parts) == 1 && !strings.Contains(rd.Word.Lit(), `\`)
+	var b strings.Builder
+	for _, p := range rd.Hdoc.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if !ok {
+			return b.String(), false
+		}
+		if plain {
+			b.WriteString(inDoubleQuotes(lit.Value))
+		} else {
+			b.WriteString(lit.Value)
+		}
+	}
+	return b.String(), true
 }
 
 // literal is the text of w after quote removal as far as it is known
@@ -109,8 +348,13 @@ func literal(w *syntax.Word) (text string, whole bool) {
 				return b.String(), false
 			}
 		case *syntax.SglQuoted:
-			if p.Dollar { // $'…' has escapes of its own
-				return b.String(), false
+			if p.Dollar {
+				s, ok := ansiC(p.Value)
+				b.WriteString(s)
+				if !ok {
+					return b.String(), false
+				}
+				continue
 			}
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
@@ -185,38 +429,4 @@ func rough(line string) Line {
 		out.Commands = append(out.Commands, Command{Words: words[i:], Opaque: true})
 	}
 	return out
-}
-
-// Denied reports whether a deny covers some command of l: a deny of
-// leading words (words non-empty) one whose Words start with them,
-// another one that covers (a glob, an exact value) one of its Texts.
-func (l Line) Denied(words []string, covers func(text string) bool) bool {
-	for _, c := range l.Commands {
-		if len(words) > 0 {
-			if c.StartsWith(words) {
-				return true
-			}
-			continue
-		}
-		for _, t := range c.Texts() {
-			if covers(t) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// StartsWith reports whether c's words start with want; an empty want
-// starts nothing.
-func (c Command) StartsWith(want []string) bool {
-	if len(want) == 0 || len(c.Words) < len(want) {
-		return false
-	}
-	for i, w := range want {
-		if c.Words[i] != w {
-			return false
-		}
-	}
-	return true
 }

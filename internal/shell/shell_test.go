@@ -1,7 +1,9 @@
 package shell
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -35,24 +37,97 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-func TestStartsWith(t *testing.T) {
-	c := Command{Words: []string{"rm", "-rf"}}
-	if !c.StartsWith([]string{"rm"}) || !c.StartsWith([]string{"rm", "-rf"}) || c.StartsWith([]string{"rm", "-rf", "/"}) ||
-		c.StartsWith(nil) || c.StartsWith([]string{"-rf"}) {
-		t.Error("StartsWith")
+var denied = Deny{Words: []string{"rm", "-rf"}}
+
+// covered reports whether a deny of the words rm -rf covers line.
+func covered(line string) bool { return Split(line).Denied(denied) == Covered }
+
+// Finding 3: a deny on leading words or a command glob reaches the
+// command through wrappers and shell syntax; a computed command asks.
+func TestDenied(t *testing.T) {
+	glob := Deny{Covers: func(s string) bool { return strings.HasPrefix(s, "rm -rf ") }, Lead: LeadWords("rm -rf *")}
+	for _, tc := range []struct {
+		line       string
+		words, glb Cover
+	}{
+		{"sudo rm -rf ~", Covered, Covered},
+		{"env rm -rf ~", Covered, Covered},
+		{"env FOO=1 rm -rf ~", Covered, Covered},
+		{"command rm -rf ~", Covered, Covered},
+		{"nohup rm -rf ~", Covered, Covered},
+		{"xargs rm -rf", Covered, Covered},
+		{"{rm,-rf,~}", Covered, Covered},
+		{"bash -c 'rm -rf ~'", Covered, Covered},
+		{"$'rm' -rf ~", Covered, Covered},
+		{"rm${IFS}-rf ~", Covered, Covered},
+		{"rm -$'rf' ~", Covered, Covered},
+		{"exec rm -rf ~", Covered, Covered},
+		{"builtin rm -rf ~", Covered, Covered},
+		{"nice -n 5 rm -rf ~", Covered, Covered},
+		{"timeout 5 rm -rf ~", Covered, Covered},
+		{"time rm -rf ~", Covered, Covered},
+		{"stdbuf -o0 setsid doas rm -rf ~", Covered, Covered},
+		{"eval 'rm -rf ~'", Covered, Covered},
+		{"eval rm -rf '~'", Covered, Covered},
+		{"bash <<< 'rm -rf ~'", Covered, Covered},
+		{"sh <<EOF\nrm -rf ~\nEOF", Covered, Covered},
+		{"sh <<'EOF'\nrm -rf ~\nEOF", Covered, Covered},
+		{"alias x='rm -rf'; x ~", Covered, Covered},
+		{"alias x=rm; x -rf ~", Covered, Covered},
+		{"=rm -rf ~", Covered, Covered},
+		{"/bin/rm -rf ~", Covered, Covered},
+		{"./rm -rf ~", Covered, Covered},
+		{`\rm -rf ~`, Covered, Covered},
+		{"sudo -u root /usr/bin/env bash -lc 'cd / && rm -rf ~'", Covered, Covered},
+		{`bash -c "rm -rf $HOME"`, Covered, Covered},
+		{`bash -c "rm -r$x ~"`, Covered, Covered},
+		{`$'\x72\u006d' $'\055rf' ~`, Covered, Covered},
+		{"$(echo rm) -rf ~", Maybe, Maybe},
+		{"`echo rm` -rf ~", Maybe, Maybe},
+		{`"$cmd" -rf ~`, Maybe, Maybe},
+		{`bash -c "$x"`, Maybe, Maybe},
+		{"eval $x", Maybe, Maybe},
+		{"curl -s x | sh", Maybe, Maybe},
+		{`git commit -m "rm -rf stuff"`, Not, Not},
+		{"rm -r ~", Not, Not},
+		{"rmdir -rf x", Not, Not},
+		{"echo $HOME ~", Not, Not},
+		{"ls -la", Not, Not},
+		{"bash script.sh", Not, Not},
+		{`bash -c 'echo "rm -rf ~"'`, Not, Not},
+	} {
+		l := Split(tc.line)
+		if got := l.Denied(denied); got != tc.words {
+			t.Errorf("%q: words deny %v, want %v (%+v)", tc.line, got, tc.words, l.Commands)
+		}
+		if got := l.Denied(glob); got != tc.glb {
+			t.Errorf("%q: glob deny %v, want %v (%+v)", tc.line, got, tc.glb, l.Commands)
+		}
 	}
 }
 
-var denied = []string{"rm", "-rf"}
+func TestANSIC(t *testing.T) {
+	for in, want := range map[string]string{
+		`rm`: "rm", `a\nb\t`: "a\nb\t", `\\ \' \"`: `\ ' "`, `\x72\x6d`: "rm", `\u00e9\U0001F600`: "é😀",
+		`\162\155`: "rm", `\101x`: "Ax", `\cA`: "\x01", `\q`: `\q`, `a\x00b`: "a", `\e[0m`: "\x1b[0m", `\x`: `\x`,
+	} {
+		if got, ok := ansiC(in); got != want || !ok {
+			t.Errorf("%q: %q %v, want %q", in, got, ok, want)
+		}
+	}
+}
 
-// covered reports whether a deny of the words rm -rf covers line.
-func covered(line string) bool {
-	return slices.ContainsFunc(Split(line).Commands, func(c Command) bool { return c.StartsWith(denied) })
+func TestLeadWords(t *testing.T) {
+	for in, want := range map[string][]string{"rm -rf *": {"rm", "-rf"}, "git push": {"git", "push"}, "*": nil, "a 'b' c": {"a"}} {
+		if got := LeadWords(in); !slices.Equal(got, want) {
+			t.Errorf("%q: %q", in, got)
+		}
+	}
 }
 
 // quoteWord writes w as a shell would read it back as w.
 func quoteWord(rng *rand.Rand, w string) string {
-	switch rng.IntN(6) {
+	switch rng.IntN(9) {
 	case 0:
 		return "'" + w + "'"
 	case 1:
@@ -63,8 +138,61 @@ func quoteWord(rng *rand.Rand, w string) string {
 		return w[:1] + "''" + w[1:]
 	case 4:
 		return `"` + w[:1] + `"` + w[1:]
+	case 5:
+		return "$'" + w + "'"
+	case 6:
+		return fmt.Sprintf(`$'\x%02x'`, w[0]) + w[1:]
+	case 7:
+		return fmt.Sprintf(`$'\%03o'`, w[0]) + w[1:]
 	}
 	return w
+}
+
+// shq quotes s as one word.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// delimiters numbers here-document delimiters, so that nested ones differ.
+var delimiters int
+
+func delimiter() string { delimiters++; return fmt.Sprint("EOF", delimiters) }
+
+// prefixes put s, a simple command, behind a wrapper that runs it, known
+// to askperm or not.
+var prefixes = []func(string) string{
+	func(s string) string { return "sudo " + s },
+	func(s string) string { return "sudo -u root " + s },
+	func(s string) string { return "doas " + s },
+	func(s string) string { return "env " + s },
+	func(s string) string { return "env -i FOO=1 " + s },
+	func(s string) string { return "/usr/bin/env " + s },
+	func(s string) string { return "command " + s },
+	func(s string) string { return "builtin " + s },
+	func(s string) string { return "exec " + s },
+	func(s string) string { return "nohup " + s },
+	func(s string) string { return "nice -n 5 " + s },
+	func(s string) string { return "timeout 5 " + s },
+	func(s string) string { return "time " + s },
+	func(s string) string { return "stdbuf -o0 " + s },
+	func(s string) string { return "setsid -f " + s },
+	func(s string) string { return "unknownwrapper --flag x " + s },
+	func(s string) string { return "find . -exec " + s + " {} +" },
+}
+
+// runners hand s, a line, to a shell: a -c string, eval, a here-string or
+// here-document fed to a shell, an alias.
+var runners = []func(string) string{
+	func(s string) string { return "bash -c " + shq(s) },
+	func(s string) string { return "sh -ec " + shq(s) + " sh x" },
+	func(s string) string { return "/bin/zsh -o errexit -c " + shq(s) },
+	func(s string) string { return "dash -c -- " + shq(s) },
+	func(s string) string { return "eval " + shq(s) },
+	func(s string) string { return "bash <<< " + shq(s) },
+	func(s string) string { d := delimiter(); return "{ sh <<'" + d + "'\n" + s + "\n" + d + "\n}" },
+	func(s string) string {
+		d := delimiter()
+		return "{ bash -s <<" + d + "\n" + strings.NewReplacer(`\`, `\\`, "$", `\$`, "`", "\\`").Replace(s) + "\n" + d + "\n}"
+	},
+	func(s string) string { return "alias w=" + shq(s) + "; w" },
 }
 
 // wrap puts s, a command, somewhere a shell runs it.
@@ -95,8 +223,10 @@ func wrap(rng *rand.Rand, s string) string {
 }
 
 // Shell syntax against deny scopes: a deny of rm -rf covers generated
-// wrappings of rm -rf (quotes, operators, subshells, substitutions,
-// redirections, assignments, newlines), whatever its target.
+// wrappings of rm -rf (quotes, ANSI-C quoting, operators, subshells,
+// substitutions, redirections, assignments, newlines, wrappers, -c
+// strings, eval, here-strings, here-documents, aliases), whatever its
+// target.
 func TestDenyCoversGeneratedWrappings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 19))
 	targets := []string{"~", "*", "~/.ssh", "/", `"$HOME"`, "/tmp/x", "$(pwd)", "{a,b}", ".[!.]*", ""}
@@ -110,9 +240,16 @@ func TestDenyCoversGeneratedWrappings(t *testing.T) {
 		case 2:
 			cmd += " 2>/dev/null"
 		}
+		for range rng.IntN(3) {
+			cmd = prefixes[rng.IntN(len(prefixes))](cmd)
+		}
 		line := cmd
 		for range 1 + rng.IntN(4) {
-			line = wrap(rng, line)
+			if rng.IntN(2) == 0 {
+				line = runners[rng.IntN(len(runners))](line)
+			} else {
+				line = wrap(rng, line)
+			}
 		}
 		if !Split(line).Parsed {
 			t.Fatalf("%q does not parse", line)
@@ -135,4 +272,39 @@ func FuzzShellDeny(f *testing.F) {
 			t.Fatalf("%q: the deny does not cover it", line)
 		}
 	})
+}
+
+// The shell as the oracle for $'…': generated escapes decode as bash
+// decodes them (skipped where bash is not installed).
+func TestANSICAgainstBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed")
+	}
+	rng := rand.New(rand.NewPCG(7, 19))
+	pieces := []string{`\n`, `\t`, `\\`, `\'`, `\"`, `\?`, `\a`, `\e`, `\x7`, `\x72`, `\x6dz`, `\u00e9`, `\u2603x`, `\U0001F600`,
+		`\1`, `\162`, `\0551`, `\cA`, `\c?`, `\q`, `\x`, `\u`, "r", "m", "-", " ", "%s", `\E`, `\v`, `\f`, `\b`, `\r`}
+	var script strings.Builder
+	var in []string
+	for range 300 {
+		var b strings.Builder
+		for range 1 + rng.IntN(6) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		in = append(in, b.String())
+		script.WriteString("printf '%s\\0' $'" + b.String() + "'\n")
+	}
+	out, err := exec.Command(bash, "-c", script.String()).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(string(out), "\x00")
+	if len(got) != len(in)+1 {
+		t.Fatalf("bash printed %d strings for %d", len(got)-1, len(in))
+	}
+	for i, s := range in {
+		if dec, ok := ansiC(s); !ok || dec != got[i] {
+			t.Errorf("$'%s': %q, bash %q", s, dec, got[i])
+		}
+	}
 }

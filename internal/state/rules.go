@@ -82,15 +82,17 @@ func kindOf(s decision.Scope) decision.ScopeKind {
 // OriginUnknown is the origin of a rule stored before origins were kept.
 const OriginUnknown = "unknown"
 
-// Covers reports whether r decides req at now: not expired; the same
+// Covers reports how far r decides req at now: not expired; the same
 // server, tool, source and action; the same dimensions, each value covered
 // by the rule's scope; the same workdir when the rule's is selected (any
 // workdir for all, none when the rule had none); and, for an allow, only
 // grants the rule gives. An allow errs narrow and a deny wide: an allow
 // covers a path only when it covers its resolved form too, a deny when it
-// covers either, and a deny of kind words covers a command line when any
-// of its simple commands starts with its words (covers).
-func (r Rule) Covers(req *decision.Request, now time.Time) bool {
+// covers either, and a deny covers a command line when it covers any of
+// its simple commands read any way the shell could run them
+// (shell.Line.Denied; covers). A deny that cannot be shown not to cover a
+// command line (a computed command) is shell.Maybe: it asks instead.
+func (r Rule) Covers(req *decision.Request, now time.Time) shell.Cover {
 	return r.covers(req, now, &readings{req: req})
 }
 
@@ -115,51 +117,66 @@ func (rs *readings) of(i int) func() shell.Line {
 	}
 }
 
-func (r Rule) covers(req *decision.Request, now time.Time, lines *readings) bool {
+func (r Rule) covers(req *decision.Request, now time.Time, lines *readings) shell.Cover {
 	if r.Expired(now) || r.Server != req.Server || r.Tool != req.Tool || r.Source != req.Source || r.Action != req.Action ||
 		len(r.Dimensions) != len(req.Dimensions) {
-		return false
+		return shell.Not
 	}
+	out := shell.Covered
 	for _, d := range r.Dimensions {
 		i := slices.IndexFunc(req.Dimensions, func(rd decision.Dimension) bool { return rd.Name == d.Name })
-		if i < 0 || !covers(r.Decision == decision.Deny, decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i], lines.of(i)) {
-			return false
+		if i < 0 {
+			return shell.Not
 		}
+		out = min(out, covers(r.Decision == decision.Deny, decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i], lines.of(i)))
 	}
 	switch r.WorkdirScope {
 	case "":
 		if req.Workdir != nil {
-			return false
+			return shell.Not
 		}
 	case decision.WorkdirAll:
 		if req.Workdir == nil {
-			return false
+			return shell.Not
 		}
 	default:
 		if req.Workdir == nil || decision.PathForm(req.Workdir.Value) != decision.PathForm(r.Workdir) {
-			return false
+			return shell.Not
 		}
 	}
 	if r.Decision == decision.Allow {
 		for _, g := range req.GrantNames() {
 			if !slices.Contains(r.Grants, g) {
-				return false
+				return shell.Not
 			}
 		}
 	}
-	return true
+	return out
 }
 
-// covers reports whether scope s of a rule covers dimension d: for an
+// covers reports how far scope s of a rule covers dimension d: for an
 // allow (narrow) every reading of its value, for a deny (wide) any, where
 // a value is also read as a command line (internal/shell), each simple
 // command by its leading words (kind words) or its texts (other kinds).
-// line reads d's value, once per request.
-func covers(deny bool, s decision.Scope, d decision.Dimension, line func() shell.Line) bool {
-	if !deny {
-		return s.Allows(d)
+// Maybe only where the value is a command line (shell.IsLine, or a words
+// scope): elsewhere a deny covers or not. line reads d's value, once per
+// request.
+func covers(deny bool, s decision.Scope, d decision.Dimension, line func() shell.Line) shell.Cover {
+	switch {
+	case !deny && s.Allows(d), deny && s.Denies(d):
+		return shell.Covered
+	case !deny:
+		return shell.Not
 	}
-	return s.Denies(d) || line().Denied(s.Words(), s.Covers)
+	by := shell.Deny{Words: s.Words()}
+	if by.Words == nil {
+		by.Covers, by.Lead = s.Covers, shell.LeadWords(s.Match)
+	}
+	c := line().Denied(by)
+	if c == shell.Maybe && s.Kind != decision.KindWords && !shell.IsLine(d) {
+		return shell.Not
+	}
+	return c
 }
 
 // Expired reports whether r's lifetime ended by now.
@@ -190,9 +207,16 @@ func (tx *Tx) Remember(r Rule) (_ Rule, err error) {
 	return r, tx.put(b, ruleKey(id), v)
 }
 
+// Match is a rule that decides a request, or, Maybe, a deny that cannot
+// be shown not to cover it (shell.Maybe): that one asks instead.
+type Match struct {
+	Rule
+	Maybe bool
+}
+
 // Covering returns the rules that decide req at now, and prunes expired
 // ones.
-func (s *Store) Covering(req *decision.Request, now time.Time) (rules []Rule, err error) {
+func (s *Store) Covering(req *decision.Request, now time.Time) (rules []Match, err error) {
 	err = s.Do(func(tx *Tx) (err error) {
 		rules, err = tx.Covering(req, now)
 		return err
@@ -202,16 +226,16 @@ func (s *Store) Covering(req *decision.Request, now time.Time) (rules []Rule, er
 
 // Covering returns the rules that decide req at now; in a read-write
 // transaction it prunes expired ones.
-func (tx *Tx) Covering(req *decision.Request, now time.Time) ([]Rule, error) {
+func (tx *Tx) Covering(req *decision.Request, now time.Time) ([]Match, error) {
 	rules, err := tx.Rules(now)
 	if err != nil {
 		return nil, err
 	}
-	var out []Rule
+	var out []Match
 	lines := &readings{req: req}
 	for _, r := range rules {
-		if r.covers(req, now, lines) {
-			out = append(out, r)
+		if c := r.covers(req, now, lines); c != shell.Not {
+			out = append(out, Match{r, c == shell.Maybe})
 		}
 	}
 	return out, nil

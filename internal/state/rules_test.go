@@ -7,7 +7,13 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/shell"
 )
+
+// covered reports whether r decides req at now for certain (not Maybe).
+func covered(r Rule, req *decision.Request, now time.Time) bool {
+	return r.Covers(req, now) == shell.Covered
+}
 
 // commandRule is a remembered rule with a words scope on a command.
 func commandRule(verdict, words string) Rule {
@@ -25,19 +31,19 @@ func TestWordsDenyErrsWide(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	deny, allow := commandRule(decision.Deny, "rm -rf"), commandRule(decision.Allow, "rm -rf")
 	for _, cmd := range []string{"rm -rf ~", "rm -rf *", "rm -rf ~/.ssh", "cd / && 'rm' -rf \"$HOME\"", "echo $(rm -rf ~)", "rm -rf 'x"} {
-		if !deny.Covers(commandRequest(cmd), now) {
+		if !covered(deny, commandRequest(cmd), now) {
 			t.Errorf("the deny does not cover %q", cmd)
 		}
-		if allow.Covers(commandRequest(cmd), now) {
+		if covered(allow, commandRequest(cmd), now) {
 			t.Errorf("the allow covers %q", cmd)
 		}
 	}
-	for _, cmd := range []string{"rm -r ~", "echo rm -rf", "ls; rmdir -rf x"} {
-		if deny.Covers(commandRequest(cmd), now) {
+	for _, cmd := range []string{"rm -r ~", "ls; rmdir -rf x", `git commit -m "rm -rf stuff"`} {
+		if covered(deny, commandRequest(cmd), now) {
 			t.Errorf("the deny covers %q", cmd)
 		}
 	}
-	if !allow.Covers(commandRequest("rm -rf build"), now) {
+	if !covered(allow, commandRequest("rm -rf build"), now) {
 		t.Error("the allow does not cover plain words")
 	}
 }
@@ -55,15 +61,15 @@ func TestRulePathForms(t *testing.T) {
 	}
 	deny := rule(decision.Deny, "/p/sub/.env", decision.KindExact)
 	for _, v := range []string{"/p/sub/./.env", "/p//sub/.env", "/p/sub/x/../.env"} {
-		if !deny.Covers(req(v, ""), now) {
+		if !covered(deny, req(v, ""), now) {
 			t.Errorf("the exact deny misses %q", v)
 		}
 	}
 	escaped := req("/p/lnk/.bashrc", "/home/a/.bashrc")
-	if rule(decision.Allow, "/p/", decision.KindPrefix).Covers(escaped, now) {
+	if covered(rule(decision.Allow, "/p/", decision.KindPrefix), escaped, now) {
 		t.Error("an allow of /p/ covers a path resolving outside")
 	}
-	if !rule(decision.Deny, "/home/a/.bashrc", decision.KindExact).Covers(escaped, now) {
+	if !covered(rule(decision.Deny, "/home/a/.bashrc", decision.KindExact), escaped, now) {
 		t.Error("a deny of the resolved path misses it")
 	}
 }
@@ -128,7 +134,7 @@ func TestRememberedAllowNeverWidensGrants(t *testing.T) {
 		}
 		later := request(t, pathRequest)
 		later.Grants = grants()
-		if !r.Covers(later, now) {
+		if !covered(r, later, now) {
 			continue
 		}
 		for _, g := range later.GrantNames() {
@@ -145,11 +151,55 @@ func TestGlobAndExactDenyReadCommands(t *testing.T) {
 	glob, exact := commandRule(decision.Deny, "rm -rf *"), commandRule(decision.Deny, "rm -rf build")
 	glob.Dimensions[0].Kind, exact.Dimensions[0].Kind = decision.KindGlob, decision.KindExact
 	for _, cmd := range []string{"cd / && rm -rf build", "(rm -rf 'build') > /dev/null"} {
-		if !glob.Covers(commandRequest(cmd), now) || !exact.Covers(commandRequest(cmd), now) {
+		if !covered(glob, commandRequest(cmd), now) || !covered(exact, commandRequest(cmd), now) {
 			t.Errorf("%q: not denied", cmd)
 		}
 	}
-	if !glob.Covers(commandRequest("cd / && rm -rf ~"), now) {
+	if !covered(glob, commandRequest("cd / && rm -rf ~"), now) {
 		t.Error("the glob deny misses rm -rf ~ after cd")
+	}
+}
+
+// Finding 3: a remembered words deny of rm -rf is not missed through
+// wrappers, quoting, brace expansion, -c strings, eval, here-strings and
+// aliases; a command whose name is computed asks (Maybe), never allows.
+func TestWordsDenyThroughShellSyntax(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	deny := commandRule(decision.Deny, "rm -rf")
+	for _, cmd := range []string{
+		"$'rm' -rf ~", "rm${IFS}-rf ~", "rm -$'rf' ~", "{rm,-rf,~}",
+		"exec rm -rf ~", "builtin rm -rf ~", "nice rm -rf ~", "timeout 5 rm -rf ~", "sudo rm -rf ~", "env rm -rf ~", "xargs rm -rf",
+		"eval 'rm -rf ~'", "bash <<< 'rm -rf ~'", "alias x='rm -rf'; x ~", "=rm -rf ~", "/bin/rm -rf ~",
+	} {
+		if got := deny.Covers(commandRequest(cmd), now); got != shell.Covered {
+			t.Errorf("%q: %v, want covered", cmd, got)
+		}
+	}
+	for _, cmd := range []string{"$(echo rm) -rf ~", "echo 'rm -rf ~' | sh"} {
+		if got := deny.Covers(commandRequest(cmd), now); got != shell.Maybe {
+			t.Errorf("%q: %v, want maybe", cmd, got)
+		}
+	}
+	if got := commandRule(decision.Allow, "rm -rf").Covers(commandRequest("$(echo rm) -rf ~"), now); got != shell.Not {
+		t.Errorf("an allow covers a computed command: %v", got)
+	}
+	// Maybe only where the value is a command line.
+	path := Rule{Decision: decision.Deny, Tool: "Read", Action: "read", Dimensions: []Dimension{{Name: "path", Match: "/etc/*", Kind: decision.KindGlob}}}
+	req := &decision.Request{Tool: "Read", Action: "read", Dimensions: []decision.Dimension{{Name: "path", Value: "$(x)/y"}}}
+	if got := path.Covers(req, now); got != shell.Not {
+		t.Errorf("a path deny: %v", got)
+	}
+}
+
+// A remembered glob deny (rm -rf *) covers the same forms through its
+// plain leading words.
+func TestGlobDenyThroughShellSyntax(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	glob := commandRule(decision.Deny, "rm -rf *")
+	glob.Dimensions[0].Kind = decision.KindGlob
+	for _, cmd := range []string{"sudo rm -rf ~", "rm${IFS}-rf ~", "bash -c 'rm -rf ~'", "{rm,-rf,~}", "command rm -rf ~", "/bin/rm -rf /"} {
+		if !covered(glob, commandRequest(cmd), now) {
+			t.Errorf("%q: not denied", cmd)
+		}
 	}
 }

@@ -168,21 +168,21 @@ func TestRuleCovers(t *testing.T) {
 		}), false},
 		{"another dimension", with(func(s string) string { return strings.Replace(s, `"name":"path"`, `"name":"file"`, 1) }), false},
 	} {
-		if got := r.Covers(tc.req, now); got != tc.want {
+		if got := covered(r, tc.req, now); got != tc.want {
 			t.Errorf("%s: covers %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	// A deny covers whatever grants are asked; all workdirs means any.
 	req, d = alwaysDecision(t, decision.Deny, "*", decision.WorkdirAll)
 	deny, _ := RuleOf(req, d, now)
-	if !deny.Covers(with(func(s string) string {
+	if !covered(deny, with(func(s string) string {
 		return strings.NewReplacer(`{"name":"fs.create"}`, `{"name":"fs.create"},{"name":"net"}`, `{"value":"/home/a"}`, `{"value":"/srv"}`).Replace(s)
 	}), now) {
 		t.Error("deny always with any workdir did not cover")
 	}
 	// Expiry.
 	r.Expires = now.Unix() + 900
-	if !r.Covers(req, now.Add(899*time.Second)) || r.Covers(req, now.Add(900*time.Second)) {
+	if !covered(r, req, now.Add(899*time.Second)) || covered(r, req, now.Add(900*time.Second)) {
 		t.Error("expiry")
 	}
 }
