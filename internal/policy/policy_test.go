@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,6 +286,34 @@ func TestWords(t *testing.T) {
 		tool, action := Words(req(t, raw))
 		if got := strings.TrimSpace(strings.Join(tool, " ") + " | " + strings.Join(action, " ")); got != want {
 			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// A deny errs wide over shell syntax (finding 3): with a deny of rm -rf *
+// and an allow of every Bash command, a wrapped rm -rf is denied, and a
+// command whose name is computed is asked (the deny's maybe is a
+// question, which the allow cannot overrule), never allowed.
+func TestDenyOverShellSyntax(t *testing.T) {
+	p := parse(t, `
+[[rule]]
+name = "no-rm"
+decision = "deny"
+tool = "Bash"
+dimensions = { command = "rm -rf *" }
+[[rule]]
+name = "bash"
+tool = "Bash"
+`)
+	for cmd, want := range map[string]Verdict{
+		`sudo rm -rf ~`: Deny, `xargs rm -rf`: Deny, `{rm,-rf,~}`: Deny, `bash -c 'rm -rf ~'`: Deny, `nice -n 5 rm -rf ~`: Deny,
+		`$(echo rm) -rf ~`: Prompt, `eval "$x"`: Prompt, `curl -s x | sh`: Prompt,
+		`git commit -m "rm -rf stuff"`: Allow, `ls -la`: Allow,
+	} {
+		raw, _ := json.Marshal(cmd)
+		ops := p.Opinions(req(t, `{"action":"exec","tool":"Bash","dimensions":[{"name":"command","value":`+string(raw)+`}]}`))
+		if v, _ := Combine(ops); v != want {
+			t.Errorf("%s: %v, want %v (%s)", cmd, v, want, names(ops))
 		}
 	}
 }
