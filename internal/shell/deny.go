@@ -48,14 +48,36 @@ type Deny struct {
 // and `rm -r$x` may be rm -rf). Failing that, a computed command (its
 // name or the line it hands a shell not known) is Maybe.
 func (l Line) Denied(d Deny) Cover {
-	out := Not
+	out, scanned := Not, 0
 	for _, c := range l.Commands {
+		var texts commandTexts
+		if d.Covers != nil {
+			texts = c.texts()
+		}
+		appender := slices.IndexFunc(c.Words, func(w string) bool { return slices.Contains(appenders, Name(w)) })
 		for i, w := range c.Words {
 			if strings.ContainsAny(w, " \t") {
 				continue // names no command a deny names: `git commit -m "rm -rf x"`
 			}
 			for _, name := range names(w) {
-				if c.reading(i, name).deniedBy(d) {
+				r := reading{name, c.Words[i+1:], c.Partial, c.Opaque || appender >= 0 && appender < i}
+				if d.Covers == nil {
+					if r.startsWith(d.Words) || r.within(d.Words) {
+						return Covered
+					}
+					continue
+				}
+				if r.within(d.Lead) {
+					return Covered
+				}
+				if !d.may(name) {
+					continue
+				}
+				text := texts.of(i, name, w, r.open)
+				if scanned += len(text); scanned > maxScanned {
+					return Maybe // too long to read through: ask
+				}
+				if d.Covers(text) {
 					return Covered
 				}
 			}
@@ -70,6 +92,43 @@ func (l Line) Denied(d Deny) Cover {
 	return out
 }
 
+// maxScanned bounds the text a deny's Covers reads in one line (a 4 KiB
+// line reads at most 4 MiB); past it, the line may be covered (a deny
+// errs wide) and is asked about.
+const maxScanned = 8 << 20
+
+// commandTexts are a command's words joined by spaces, with and without a
+// space after, and where each word starts in them: each reading's text is
+// a tail of one.
+type commandTexts struct {
+	joined, open string
+	starts       []int
+}
+
+func (c Command) texts() commandTexts {
+	t := commandTexts{joined: strings.Join(c.Words, " ")}
+	t.open = t.joined + " "
+	at := 0
+	for _, w := range c.Words {
+		t.starts = append(t.starts, at)
+		at += len(w) + 1
+	}
+	return t
+}
+
+// of is the text of the reading from word i, named name (w itself or
+// another name of it), going on (open) or not.
+func (t commandTexts) of(i int, name, w string, open bool) string {
+	text := t.joined[t.starts[i]:]
+	if open {
+		text = t.open[t.starts[i]:]
+	}
+	if name != w {
+		text = name + text[len(w):]
+	}
+	return text
+}
+
 // may reports whether Covers may cover a text starting with the word
 // name: when its pattern has plain leading words, only a text starting
 // with the first does (or, a path being compared cleaned, another
@@ -78,21 +137,26 @@ func (d Deny) may(name string) bool {
 	return len(d.Lead) == 0 || d.Lead[0] == name || strings.Contains(name, "/")
 }
 
-// names are the names a command word may run as: itself, and its base
-// name without a zsh `=` (=rm, /bin/rm, ./rm → rm).
+// names are the names a command word may run as: itself, and Name.
 func names(w string) []string {
+	if n := Name(w); n != w {
+		return []string{w, n}
+	}
+	return []string{w}
+}
+
+// Name is the command a word names: its base name without a zsh `=`
+// (=rm, /bin/rm, ./rm → rm), or the word when that is empty.
+func Name(w string) string {
 	base := strings.TrimPrefix(w, "=")
 	if i := strings.LastIndexByte(base, '/'); i >= 0 {
 		base = base[i+1:]
 	}
-	if base == "" || base == w {
-		return []string{w}
+	if base == "" {
+		return w
 	}
-	return []string{w, base}
+	return base
 }
-
-// Name is the command a word names: its base name without a zsh `=`.
-func Name(w string) string { n := names(w); return n[len(n)-1] }
 
 // reading is a command read as starting at one of its words, named name:
 // name and rest are its known words, the last only a start when
@@ -107,13 +171,6 @@ type reading struct {
 // (`… | xargs rm` runs rm with words read from its input).
 var appenders = []string{"xargs", "parallel"}
 
-// reading is c read as starting at its word i, named name: it goes on
-// past its words when they do, or when a word before names an appender.
-func (c Command) reading(i int, name string) reading {
-	open := c.Opaque || slices.ContainsFunc(c.Words[:i], func(w string) bool { return slices.Contains(appenders, Name(w)) })
-	return reading{name, c.Words[i+1:], c.Partial, open}
-}
-
 func (r reading) word(k int) string {
 	if k == 0 {
 		return r.name
@@ -127,27 +184,6 @@ func (r reading) whole() int {
 		return len(r.rest)
 	}
 	return 1 + len(r.rest)
-}
-
-// deniedBy reports whether d covers r.
-func (r reading) deniedBy(d Deny) bool {
-	if d.Covers == nil {
-		return r.startsWith(d.Words) || r.within(d.Words)
-	}
-	if r.within(d.Lead) {
-		return true
-	}
-	if !d.may(r.name) {
-		return false
-	}
-	text := r.name
-	if len(r.rest) > 0 {
-		text += " " + strings.Join(r.rest, " ")
-	}
-	if r.open {
-		text += " "
-	}
-	return d.Covers(text)
 }
 
 // startsWith reports whether r's whole words start with want.

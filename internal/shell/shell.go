@@ -146,10 +146,10 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 			break
 		}
 		switch name := Name(w.text); {
+		case (shells[name] || name == "eval" || name == "alias") && (r.depth >= maxDepth || *r.budget <= 0):
+			r.out[i].Computed = true // more lines than are read
 		case shells[name]:
 			r.shellArgs(ws[k+1:], st, &r.out[i].Computed)
-		case name == "eval" && *r.budget <= 0:
-			r.out[i].Computed = true
 		case name == "eval":
 			text, whole := joined(ws[k+1:])
 			r.inner(text, whole, &r.out[i].Computed)
@@ -413,8 +413,9 @@ func inDoubleQuotes(s string) string {
 }
 
 // roughSeparators are what may separate or splice commands in a line
-// that does not parse, in any shell.
-const roughSeparators = ";&|()<>{}`$\n\r\t "
+// that does not parse, in any shell, and = (an alias's or assignment's
+// value may be a command).
+const roughSeparators = ";&|()<>{}`$=\n\r\t "
 
 // rough reads a line that does not parse: its words split at blanks and
 // at every character that may separate commands, quotes and backslashes

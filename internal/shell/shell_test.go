@@ -261,14 +261,16 @@ func TestDenyCoversGeneratedWrappings(t *testing.T) {
 }
 
 // FuzzShellDeny: reading never panics, and a deny of rm -rf covers rm -rf
-// followed by anything, parsed or not.
+// followed by anything, parsed or not, bare or behind a wrapper or a
+// runner (a -c string, eval, a here-string or here-document, an alias).
 func FuzzShellDeny(f *testing.F) {
-	for _, s := range []string{"~", "*", "~/.ssh", "'", "x; y", ")", "$(", "=(cmd)", "*(e:'id':)", "\\", "<<EOF\nx\nEOF"} {
-		f.Add(s)
+	for i, s := range []string{"~", "*", "~/.ssh", "'", "x; y", ")", "$(", "=(cmd)", "*(e:'id':)", "\\", "<<EOF\nx\nEOF", "\nEOF1\n", "$'\\x41'"} {
+		f.Add(s, uint8(i))
 	}
-	f.Fuzz(func(t *testing.T, s string) {
+	around := append(append([]func(string) string{func(s string) string { return s }}, prefixes...), runners...)
+	f.Fuzz(func(t *testing.T, s string, k uint8) {
 		Split(s)
-		if line := "rm -rf " + s; !covered(line) && !strings.ContainsRune(s, 0) {
+		if line := around[int(k)%len(around)]("rm -rf " + s); !covered(line) && !strings.ContainsRune(s, 0) {
 			t.Fatalf("%q: the deny does not cover it", line)
 		}
 	})
