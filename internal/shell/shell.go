@@ -12,6 +12,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -124,6 +125,12 @@ type word struct {
 // stmt reads a simple command, and the lines it hands a shell.
 func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 	ws := words(call.Args)
+	named := len(ws) > 0 && !ws[0].whole && ws[0].start >= 0
+	if base, ok := knownBase(call.Args[0]); named && ok {
+		ws[0].text, ws[0].whole = base, true // "$d"/rm, ~/bin/rm: rm
+	} else {
+		named = false
+	}
 	begin := int(call.Args[0].Pos().Offset())
 	end := int(call.Args[len(call.Args)-1].End().Offset())
 	c := Command{Text: r.src[begin:end], rest: r.src[call.Args[0].End().Offset():end]}
@@ -137,7 +144,8 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 			break
 		}
 	}
-	c.Computed = len(ws) == 0 || !ws[0].whole && ws[0].text == ""
+	c.Opaque = c.Opaque || named
+	c.Computed = computed(ws)
 	i := len(r.out)
 	r.out = append(r.out, c)
 	// Any word may be the command a wrapper runs (sudo, env, xargs…).
@@ -157,6 +165,49 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 			r.alias(ws[k+1:], &r.out[i].Computed)
 		}
 	}
+}
+
+// wrappers are commands known to run the command their words name: one
+// of their words that is not known may name any command. (A wrapper not
+// listed still never hides a command whose name is known: Line.Denied
+// reads a command from each of its words.)
+var wrappers = map[string]bool{
+	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true, "nohup": true, "nice": true,
+	"timeout": true, "time": true, "xargs": true, "stdbuf": true, "setsid": true, "ionice": true, "taskset": true, "chroot": true,
+	"su": true, "runuser": true, "unbuffer": true, "watch": true, "strace": true, "ltrace": true, "flock": true, "chrt": true,
+	"systemd-run": true, "parallel": true, "find": true,
+}
+
+// computed reports whether the command of words ws runs a command whose
+// name is not known: its first word is not, or a word after a wrapper.
+func computed(ws []word) bool {
+	if len(ws) == 0 || !ws[0].whole && ws[0].text == "" {
+		return true
+	}
+	for k, w := range ws {
+		if !w.whole {
+			return false
+		}
+		if wrappers[Name(w.text)] {
+			return slices.ContainsFunc(ws[k+1:], func(w word) bool { return !w.whole && w.text == "" })
+		}
+	}
+	return false
+}
+
+// knownBase is the base name of w when its text after its last '/' is a
+// known literal, whatever precedes it ("$d"/rm, ~/bin/rm, $(x)/rm).
+func knownBase(w *syntax.Word) (string, bool) {
+	lit, ok := w.Parts[len(w.Parts)-1].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(lit.Value, '/')
+	if i < 0 {
+		return "", false
+	}
+	base := lit.Value[i+1:]
+	return base, base != "" && !strings.ContainsAny(base, "*?[{~\\")
 }
 
 // shells are the interpreters whose -c string, here-string or
