@@ -73,16 +73,15 @@ func (l Line) Denied(d Deny) Cover {
 				if !d.may(name) {
 					continue
 				}
-				text := texts.of(i, name, w, r.open)
-				if scanned += len(text); scanned > maxScanned {
-					return Maybe // too long to read through: ask
-				}
-				if d.Covers(text) {
+				if d.scan(texts.of(i, name, w, r.open), &scanned) {
 					return Covered
 				}
 			}
-			if d.Covers != nil && d.may(w) && i < len(c.starts) && c.starts[i] >= 0 && d.Covers(c.Text[c.starts[i]:]) {
-				return Covered
+			if d.Covers != nil && d.may(w) && i < len(c.starts) && c.starts[i] >= 0 && d.scan(c.Text[c.starts[i]:], &scanned) {
+				return Covered // as written
+			}
+			if scanned > maxScanned {
+				return Maybe // too long to read through: ask
 			}
 		}
 		if c.Computed {
@@ -90,6 +89,14 @@ func (l Line) Denied(d Deny) Cover {
 		}
 	}
 	return out
+}
+
+// scan reports whether Covers covers text, counting what it read.
+func (d Deny) scan(text string, scanned *int) bool {
+	if *scanned += len(text); *scanned > maxScanned {
+		return false
+	}
+	return d.Covers(text)
 }
 
 // maxScanned bounds the text a deny's Covers reads in one line (a 4 KiB

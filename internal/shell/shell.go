@@ -323,6 +323,10 @@ func words(args []*syntax.Word) []word {
 	for _, a := range args {
 		start := int(a.Pos().Offset())
 		expanded := braces(a)
+		if expanded == nil {
+			out = append(out, word{"", false, start}) // too many to read
+			continue
+		}
 		if len(expanded) > 1 {
 			start = -1
 		}
@@ -334,8 +338,9 @@ func words(args []*syntax.Word) []word {
 	return out
 }
 
-// braces is w brace-expanded (`{rm,-rf}` → rm -rf), or w itself when it
-// holds no brace expansion or expands to more than maxBraces words.
+// braces is w brace-expanded (`{rm,-rf}` → rm -rf; w itself when it
+// holds no brace expansion), nil when it expands to more than maxBraces
+// words. What braces are left are literal (`{}`, `{a}`).
 func braces(w *syntax.Word) []*syntax.Word {
 	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
 	if !syntax.SplitBraces(cp) {
@@ -344,7 +349,7 @@ func braces(w *syntax.Word) []*syntax.Word {
 	var out []*syntax.Word
 	for e, err := range expand.BracesSeq(nil, cp) {
 		if err != nil || len(out) == maxBraces {
-			return []*syntax.Word{w}
+			return nil
 		}
 		out = append(out, e)
 	}
@@ -427,8 +432,8 @@ func literal(w *syntax.Word) (text string, whole bool) {
 }
 
 // unquoted removes the backslashes of an unquoted literal, stopping
-// before what the shell expands: a glob character, a brace, or a tilde
-// starting the word (first).
+// before what the shell expands: a glob character, or a tilde starting
+// the word (first). Braces are expanded before (braces).
 func unquoted(s string, first bool) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -439,7 +444,7 @@ func unquoted(s string, first bool) (string, bool) {
 			if s[i] != '\n' {
 				b.WriteByte(s[i])
 			}
-		case strings.IndexByte("*?[{", c) >= 0, c == '~' && first && i == 0:
+		case strings.IndexByte("*?[", c) >= 0, c == '~' && first && i == 0:
 			return b.String(), false
 		default:
 			b.WriteByte(c)
