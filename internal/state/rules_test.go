@@ -203,3 +203,22 @@ func TestGlobDenyThroughShellSyntax(t *testing.T) {
 		}
 	}
 }
+
+// Covering says which deny only may cover a request (a computed command):
+// that one asks.
+func TestCoveringMarksMaybe(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	s := open(t, t.TempDir())
+	if _, err := s.Remember(commandRule(decision.Deny, "rm -rf")); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, maybe := range map[string]bool{"sudo rm -rf ~": false, "$(echo rm) -rf ~": true} {
+		got, err := s.Covering(commandRequest(cmd), now)
+		if err != nil || len(got) != 1 || got[0].Maybe != maybe {
+			t.Errorf("%q: %+v, %v; want one rule, maybe %v", cmd, got, err, maybe)
+		}
+	}
+	if got, err := s.Covering(commandRequest("ls"), now); err != nil || len(got) != 0 {
+		t.Errorf("ls: %+v, %v", got, err)
+	}
+}
