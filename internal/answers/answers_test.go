@@ -185,6 +185,32 @@ choice = "allow-always"
 	}
 }
 
+// A canned deny errs wide over shell syntax (finding 3): it reaches rm -rf
+// behind wrappers and in -c strings, and, with nobody to ask, a computed
+// command that may be it is denied too.
+func TestCannedDenyOverShellSyntax(t *testing.T) {
+	f, err := Parse([]byte(`
+[[answer]]
+tool = "run_command"
+dimensions = { command = "rm -rf *" }
+choice = "deny-once"
+
+[[answer]]
+choice = "allow-once"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for command, want := range map[string]form.Choice{
+		"sudo rm -rf ~": form.DenyOnce, "bash -c 'rm -rf ~'": form.DenyOnce, "{rm,-rf,~}": form.DenyOnce, "rm${IFS}-rf ~": form.DenyOnce,
+		"$(echo rm) -rf ~": form.DenyOnce, `git commit -m "rm -rf x"`: form.AllowOnce,
+	} {
+		if e, _ := f.Match(request("run_command", "", "exec", decision.Dimension{Name: "command", Value: command})); e.Choice != want {
+			t.Errorf("%q: %q, want %q", command, e.Choice, want)
+		}
+	}
+}
+
 // A canned allow-always that keeps a grant but not one it implies grants
 // both: the form completes every answer.
 func TestCannedGrantsBringWhatTheyImply(t *testing.T) {
