@@ -22,7 +22,7 @@ var stubs = map[string]string{
 }
 
 // tools are the real programs the oracle's lines may run.
-var tools = []string{"bash", "sh", "dash", "zsh", "env", "nice", "nohup", "timeout", "stdbuf", "setsid", "xargs", "find", "cat", "true", "false", "echo", "wait"}
+var tools = []string{"bash", "sh", "dash", "zsh", "env", "nice", "nohup", "timeout", "stdbuf", "setsid", "xargs", "find", "flock", "cat", "true", "false", "echo", "wait"}
 
 // oracle runs lines under shell, each in a subshell, with rm a stub and
 // HOME a scratch directory, and returns for each line whether rm ran with

@@ -154,10 +154,22 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 			break
 		}
 		switch name := Name(w.text); {
-		case (shells[name] || name == "eval" || name == "alias") && (r.depth >= maxDepth || *r.budget <= 0):
+		case handsALine(name) && (r.depth >= maxDepth || *r.budget <= 0):
 			r.out[i].Computed = true // more lines than are read
 		case shells[name]:
 			r.shellArgs(ws[k+1:], st, &r.out[i].Computed)
+		case lineOptions[name] != nil:
+			r.optionLine(ws[k+1:], lineOptions[name], &r.out[i].Computed)
+		case name == "watch": // runs its words with sh -c
+			j := k + 1
+			for j < len(ws) && ws[j].whole && strings.HasPrefix(ws[j].text, "-") {
+				if ws[j].text == "-n" {
+					j++
+				}
+				j++
+			}
+			text, whole := joined(ws[min(j, len(ws)):])
+			r.inner(text, whole, &r.out[i].Computed)
 		case name == "eval":
 			text, whole := joined(ws[k+1:])
 			r.inner(text, whole, &r.out[i].Computed)
@@ -208,6 +220,30 @@ func knownBase(w *syntax.Word) (string, bool) {
 	}
 	base := lit.Value[i+1:]
 	return base, base != "" && !strings.ContainsAny(base, "*?[{~\\")
+}
+
+// lineOptions are the options after which a command takes a command
+// line, which it hands a shell (su -c, flock -c, script -c) or splits
+// into words (env -S).
+var lineOptions = map[string][]string{
+	"su": {"-c", "--command"}, "runuser": {"-c", "--command"}, "flock": {"-c", "--command"}, "script": {"-c", "--command"},
+	"env": {"-S", "--split-string"},
+}
+
+// handsALine reports whether the command name may run a command line
+// among its words.
+func handsALine(name string) bool {
+	return shells[name] || name == "eval" || name == "alias" || name == "watch" || lineOptions[name] != nil
+}
+
+// optionLine reads the line that follows one of options in args.
+func (r *reader) optionLine(args []word, options []string, computed *bool) {
+	for j := 0; j+1 < len(args) && args[j].whole; j++ {
+		if slices.Contains(options, args[j].text) {
+			r.inner(args[j+1].text, args[j+1].whole, computed)
+			return
+		}
+	}
 }
 
 // shells are the interpreters whose -c string, here-string or

@@ -90,6 +90,10 @@ func TestDenied(t *testing.T) {
 		{`"$d"/rm -rf ~`, Covered, Covered},
 		{"$HOME/bin/tool x", Not, Not},
 		{"find . -name x -exec rm -rf {} +", Covered, Covered},
+		{"su -c 'rm -rf ~' root", Covered, Covered},
+		{"flock /tmp/l -c 'rm -rf ~'", Covered, Covered},
+		{"env -S 'rm -rf ~'", Covered, Covered},
+		{"watch -n 1 'rm -rf ~'", Covered, Covered},
 		{"xargs -I{} grep x {}", Not, Not},
 		{"$(echo rm) -rf ~", Maybe, Maybe},
 		{"sudo $(echo rm) -rf ~", Maybe, Maybe},
@@ -205,6 +209,8 @@ var runners = []func(string) string{
 		return "{ bash -s <<" + d + "\n" + strings.NewReplacer(`\`, `\\`, "$", `\$`, "`", "\\`").Replace(s) + "\n" + d + "\n}"
 	},
 	func(s string) string { return "alias w=" + shq(s) + "; w" },
+	func(s string) string { return "su -c " + shq(s) + " root" },
+	func(s string) string { return "flock lock -c " + shq(s) },
 }
 
 // wrap puts s, a command, somewhere a shell runs it.
