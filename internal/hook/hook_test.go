@@ -13,6 +13,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/shell"
 	"github.com/askperm/askperm/internal/state"
 )
 
@@ -340,7 +341,7 @@ func TestHookDescribesEveryFact(t *testing.T) {
 		}
 		now := time.Now()
 		r, ok := state.RuleOf(first, decision.Decision{Decision: decision.Allow, Persist: decision.PersistAlways, Rule: choice}, now)
-		return ok && r.Covers(second, now)
+		return ok && r.Covers(second, now) == shell.Covered
 	}
 	for _, tc := range [][3]string{
 		{"mcp__db__execute_sql", `{"database":"/tmp/app.db","query":"SELECT count(*) FROM users"}`, `{"database":"/tmp/app.db","query":"DROP TABLE users"}`},
