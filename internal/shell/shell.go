@@ -40,6 +40,21 @@ type Command struct {
 	// Text is the command as written, from its first word to its last
 	// (assignments and redirections left out); "" in a rough reading.
 	Text string
+	// Assigns are the assignments before the command (`FOO=1 go test`),
+	// as written: shown, never hiding the command.
+	Assigns []string
+	// Redirects are the command's output redirections to files, part of
+	// what an allow must cover (`echo x > ~/.bashrc`); not those to
+	// /dev/null nor duplications of descriptors (`2>&1`).
+	Redirects []Redirect
+	// Inner says the command was read from a line handed to a shell in a
+	// way section 10 calls opaque (eval, an alias, a here-document): a
+	// deny reads it, an allow never covers it.
+	Inner bool
+	// Why says in words, for a person, what makes the command not wholly
+	// known ("runs the output of `curl x`", "a computed command"); "" for
+	// a command that is.
+	Why string
 	// starts are the offsets in Text where each of Words starts, -1 for
 	// a word that is part of a brace expansion.
 	starts []int
