@@ -49,6 +49,27 @@ type Options struct {
 	// RuleNote, when set, says who keeps the rule an answer would save
 	// (askperm alone, or an agent too): RuleSummary ends with it.
 	RuleNote func(Answer) string
+	// Commands are, by dimension name, the simple commands of each
+	// command line (a dimension of syntax shell) as the caller read them,
+	// and what decided each: frontends list them one per line. A shell
+	// dimension missing here is shown as its value alone.
+	Commands map[string][]Command
+}
+
+// Command is one simple command of a command line, for display
+// (protocol section 10).
+type Command struct {
+	// Text is the command as written, its assignments first.
+	Text string
+	// Opaque says in words what of it is not known before it runs ("runs
+	// the output of `curl x`"); "" when all of it is.
+	Opaque string
+	// Verdict is what decided it: "allow", "deny" or "prompt" by a rule
+	// or remembered rule, "" when nothing did (it is asked about).
+	Verdict string
+	// DecidedBy names what decided it (a rules file's rule, "remembered
+	// rule 3"); "" when nothing did.
+	DecidedBy string
 }
 
 // Form is the two-stage form of one request.
