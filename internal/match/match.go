@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/shell"
@@ -104,35 +105,105 @@ func (c *Compiler) Matcher(s Spec) (Matcher, error) {
 // Match reports whether every matcher of m matches the cache's request,
 // for an allow: a dimension's value must match in every form, as written
 // and, unless it is a command line, cleaned and resolved
-// (decision.Pattern.Allows).
-func (m Matcher) Match(c *Cache) bool { return m.match(c, false) == shell.Covered }
+// (decision.Pattern.Allows); the value of a command line (a dimension of
+// syntax shell) only when every one of its simple commands is static and
+// matches (protocol section 10: shell.Line.Allowed, each command's
+// MatchText).
+func (m Matcher) Match(c *Cache) bool {
+	ok, part := m.Allows(c)
+	return ok && part == nil
+}
+
+// Part is how far an allow reaches a command line it covers only in
+// part: which of the simple commands of dimension Dim (by their index in
+// shell.Line.Commands) it covers. Another allow may cover the others
+// (protocol section 10, "Opinions").
+type Part struct {
+	Dim     string
+	Covered []bool
+}
+
+// Full reports whether p covers every command.
+func (p Part) Full() bool { return !slices.Contains(p.Covered, false) }
+
+// Allows reports whether m matches the cache's request for an allow, as
+// Match does, or in part: every matcher holds but the glob on one command
+// line, which covers some of its simple commands and not all (part, nil
+// when m matches wholly). A matcher that covers two command lines only in
+// part allows nothing: its allow of a command of one line would hang on
+// what runs in the other.
+func (m Matcher) Allows(c *Cache) (ok bool, part *Part) {
+	for i, g := range m.fields {
+		if g.p != nil && !c.Field(Field(i), g) {
+			return false, nil
+		}
+	}
+	for _, d := range m.dims {
+		i, shellDim := c.shellDim(d.name)
+		if !shellDim {
+			if !c.dim(d.name, d.Glob).allow {
+				return false, nil
+			}
+			continue
+		}
+		cov := c.allowed(i, d.Glob)
+		switch {
+		case cov.n == 0:
+			return false, nil
+		case cov.n == len(cov.covered) && c.line(i).Parsed:
+			continue
+		case part != nil:
+			return false, nil
+		}
+		part = &Part{Dim: d.name, Covered: cov.covered}
+	}
+	return true, part
+}
 
 // Wide is Match for a deny (or a question): a dimension's value matches
 // in any of its forms (decision.Pattern.Denies), and a value read as a
 // command line matches when one of its simple commands does
 // (shell.Line.Denied), or Maybe, where the value is a command line
 // (shell.IsLine), when a computed command cannot be shown not to.
-func (m Matcher) Wide(c *Cache) shell.Cover { return m.match(c, true) }
-
-// MatchWide reports whether m matches c's request for a deny that has
-// nobody to ask (a canned answer): Wide, a maybe counting as a match.
-func (m Matcher) MatchWide(c *Cache) bool { return m.Wide(c) != shell.Not }
-
-func (m Matcher) match(c *Cache, wide bool) shell.Cover {
+func (m Matcher) Wide(c *Cache) shell.Cover {
 	for i, g := range m.fields {
 		if g.p != nil && !c.Field(Field(i), g) {
 			return shell.Not
 		}
 	}
+
 	out := shell.Covered
 	for _, d := range m.dims {
-		r := c.dim(d.name, d.Glob)
-		switch {
-		case !wide && !r.allow:
-			return shell.Not
-		case wide && !r.deny:
+		if !c.dim(d.name, d.Glob).deny {
 			out = min(out, c.command(d.name, d.Glob))
 		}
+	}
+	return out
+}
+
+// MatchWide reports whether m matches c's request for a deny that has
+// nobody to ask (a canned answer): Wide, a maybe counting as a match.
+func (m Matcher) MatchWide(c *Cache) bool { return m.Wide(c) != shell.Not }
+
+// CommandsWide says, for each command line m holds a glob on, which of
+// its simple commands the glob reaches for a deny (shell.Line.Denied of
+// each command alone, a Maybe counting): what a deny says of each command,
+// for a person to read. Only the commands of a request m matches are
+// worth the reading.
+func (m Matcher) CommandsWide(c *Cache) []Part {
+	var out []Part
+	for _, d := range m.dims {
+		i, ok := c.shellDim(d.name)
+		if !ok {
+			continue
+		}
+		l := c.line(i)
+		p := Part{Dim: d.name, Covered: make([]bool, len(l.Commands))}
+		for k := range l.Commands {
+			one := shell.Line{Commands: l.Commands[k : k+1], Parsed: l.Parsed}
+			p.Covered[k] = d.p.Match(l.Commands[k].Text) || one.Denied(shell.Deny{Covers: d.p.Match, Lead: d.lead}) != shell.Not
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -144,9 +215,30 @@ type Cache struct {
 	fields [4][]int8 // per field, per glob number: 0 not yet, 1 no, 2 yes
 	dims   map[dimKey]dimResult
 	// commands are the wide results on the simple commands of a
-	// dimension's value, read once (lines).
+	// dimension's value, read once (lines, by the dimension's index).
 	commands map[dimKey]shell.Cover
-	lines    map[string]shell.Line
+	lines    map[int]*lineIndex
+	// allows are the allow results on the simple commands of a command
+	// line (a dimension of syntax shell).
+	allows map[dimKey]cover
+}
+
+// lineIndex is a dimension's value read as a command line, with the
+// MatchText of each static command, filed by its first word: a glob
+// whose pattern starts with a plain word is tried only on the commands
+// starting with it.
+type lineIndex struct {
+	shell.Line
+	texts   []string // "" for a command that is not static
+	byFirst map[string][]int
+	rest    []int // the static commands, for a glob with no plain first word
+}
+
+// cover is a glob's allow on the commands of one command line: which it
+// covers, and how many.
+type cover struct {
+	covered []bool
+	n       int
 }
 
 // dimResult is a glob's result on a dimension, for an allow and for a
@@ -191,15 +283,7 @@ func (c *Cache) command(name string, g Glob) shell.Cover {
 		return m
 	}
 	if i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name }); i >= 0 {
-		l, ok := c.lines[name]
-		if !ok {
-			l = shell.Split(c.req.Dimensions[i].Value)
-			if c.lines == nil {
-				c.lines = map[string]shell.Line{}
-			}
-			c.lines[name] = l
-		}
-		m = l.Denied(shell.Deny{Covers: g.p.Match, Lead: g.lead})
+		m = c.line(i).Denied(shell.Deny{Covers: g.p.Match, Lead: g.lead})
 		if m == shell.Maybe && !shell.IsLine(c.req.Dimensions[i]) {
 			m = shell.Not
 		}
@@ -226,4 +310,62 @@ func (c *Cache) dim(name string, g Glob) dimResult {
 		c.dims[k] = m
 	}
 	return m
+}
+
+// shellDim is the index of the request's dimension name when it is a
+// command line (syntax shell).
+func (c *Cache) shellDim(name string) (int, bool) {
+	i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
+	return i, i >= 0 && c.req.Dimensions[i].IsShell()
+}
+
+// line is the value of the request's dimension i read as a command line,
+// once.
+func (c *Cache) line(i int) *lineIndex {
+	if l, ok := c.lines[i]; ok {
+		return l
+	}
+	l := &lineIndex{Line: shell.Split(c.req.Dimensions[i].Value), byFirst: map[string][]int{}}
+	l.texts = make([]string, len(l.Commands))
+	for k, cmd := range l.Commands {
+		if !l.Parsed || !cmd.Static() {
+			continue
+		}
+		l.texts[k] = cmd.MatchText()
+		first, _, _ := strings.Cut(strings.ReplaceAll(l.texts[k], "\t", " "), " ")
+		l.byFirst[first] = append(l.byFirst[first], k)
+		l.rest = append(l.rest, k)
+	}
+	if c.lines == nil {
+		c.lines = map[int]*lineIndex{}
+	}
+	c.lines[i] = l
+	return l
+}
+
+// allowed is g's allow on the simple commands of the command line of
+// dimension i: a static command it matches by its MatchText (protocol
+// section 10; shell.Line.Allowed when it matches them all).
+func (c *Cache) allowed(i int, g Glob) cover {
+	k := dimKey{g.id, c.req.Dimensions[i].Name}
+	if r, ok := c.allows[k]; ok {
+		return r
+	}
+	l := c.line(i)
+	r := cover{covered: make([]bool, len(l.Commands))}
+	candidates := l.rest
+	if len(g.lead) > 0 {
+		candidates = l.byFirst[g.lead[0]]
+	}
+	for _, j := range candidates {
+		if g.p.Match(l.texts[j]) {
+			r.covered[j] = true
+			r.n++
+		}
+	}
+	if c.allows == nil {
+		c.allows = map[dimKey]cover{}
+	}
+	c.allows[k] = r
+	return r
 }

@@ -311,7 +311,8 @@ func exampleRequest(partial map[string]any) (*decision.Request, error) {
 // Matches reports whether every matcher and predicate of r holds for req.
 // A request field that is missing never matches a matcher that is given.
 func (r *Rule) Matches(req *decision.Request) bool {
-	return r.opinion(req, newLazyArgs(req)) != Abstain
+	v, _ := r.opinion(req, newLazyArgs(req))
+	return v != Abstain
 }
 
 // lazyArgs is what checking one request against many rules computes
@@ -356,32 +357,45 @@ func (l *lazyArgs) selected(path pathRef, args any) []any {
 // or a question errs wide: a path matching in either form, a command
 // line when any command it may run matches; a deny that cannot be shown
 // not to match a computed command (shell.Maybe) is a question.
-func (r *Rule) opinion(req *decision.Request, args *lazyArgs) Verdict {
+//
+// An allow over a command line covers the simple commands its glob
+// matches (match.Matcher.Allows): all of them, or some, the others being
+// other rules' to allow (parts). A deny's or question's parts say which
+// commands it reaches.
+func (r *Rule) opinion(req *decision.Request, args *lazyArgs) (Verdict, []match.Part) {
 	v := r.Verdict
-	switch {
-	case v == Allow && !r.match.Match(args.Cache):
-		return Abstain
-	case v != Allow:
+	var parts []match.Part
+	if v == Allow {
+		ok, part := r.match.Allows(args.Cache)
+		if !ok {
+			return Abstain, nil
+		}
+		if part != nil {
+			parts = []match.Part{*part}
+		}
+	} else {
 		switch r.match.Wide(args.Cache) {
 		case shell.Not:
-			return Abstain
+			return Abstain, nil
 		case shell.Maybe:
 			v = Prompt
 		}
 	}
-	if len(r.when) == 0 {
-		return v
-	}
-	a, ok := args.get()
-	if !ok {
-		return Abstain
-	}
-	for _, p := range r.when {
-		if !p.holdsFor(args.selected(p.path, a)) {
-			return Abstain
+	if len(r.when) > 0 {
+		a, ok := args.get()
+		if !ok {
+			return Abstain, nil
+		}
+		for _, p := range r.when {
+			if !p.holdsFor(args.selected(p.path, a)) {
+				return Abstain, nil
+			}
 		}
 	}
-	return v
+	if r.Verdict != Allow {
+		parts = r.match.CommandsWide(args.Cache)
+	}
+	return v, parts
 }
 
 // argumentsOf decodes a request's arguments for predicates, numbers kept

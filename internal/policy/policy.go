@@ -99,8 +99,10 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 	}
 	args := newLazyArgs(req)
 	check := func(r *Rule) {
-		if v := r.opinion(req, args); v != Abstain {
-			ops = append(ops, rule(v, "rules", r.Name, r.Message))
+		if v, parts := r.opinion(req, args); v != Abstain {
+			o := rule(v, "rules", r.Name, r.Message)
+			o.Commands = parts
+			ops = append(ops, o)
 		}
 	}
 	if p.index == nil {
