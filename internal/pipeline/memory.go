@@ -237,7 +237,7 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 			v = policy.Deny
 		}
 		name := fmt.Sprintf("remembered rule %d", r.ID)
-		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory", Name: name})
+		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory", Name: name, Commands: r.Commands})
 		if c.saved == nil {
 			c.saved = map[string]time.Time{}
 		}

@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/match"
 	"github.com/askperm/askperm/internal/shell"
 )
 
@@ -92,8 +93,17 @@ const OriginUnknown = "unknown"
 // its simple commands read any way the shell could run them
 // (shell.Line.Denied; covers). A deny that cannot be shown not to cover a
 // command line (a computed command) is shell.Maybe: it asks instead.
+//
+// An allow over a command line (a dimension of syntax shell) whose scope
+// is not exact covers each static simple command its scope covers (its
+// MatchText): Covers says Covered only when it covers them all; see
+// Covering for a rule covering some.
 func (r Rule) Covers(req *decision.Request, now time.Time) shell.Cover {
-	return r.covers(req, now, &readings{req: req})
+	c, part := r.covers(req, now, &readings{req: req})
+	if part != nil {
+		return shell.Not
+	}
+	return c
 }
 
 // readings reads each of a request's dimension values as a command line
@@ -117,41 +127,103 @@ func (rs *readings) of(i int) func() shell.Line {
 	}
 }
 
-func (r Rule) covers(req *decision.Request, now time.Time, lines *readings) shell.Cover {
+// covers is how far r decides req: for an allow that covers only some
+// simple commands of one command line, Covered and which (part); an
+// allow covering some commands of two lines covers nothing (its allow of
+// one line's command would hang on what runs in the other).
+func (r Rule) covers(req *decision.Request, now time.Time, lines *readings) (shell.Cover, *match.Part) {
 	if r.Expired(now) || r.Server != req.Server || r.Tool != req.Tool || r.Source != req.Source || r.Action != req.Action ||
 		len(r.Dimensions) != len(req.Dimensions) {
-		return shell.Not
+		return shell.Not, nil
 	}
 	out := shell.Covered
+	var part *match.Part
 	for _, d := range r.Dimensions {
 		i := slices.IndexFunc(req.Dimensions, func(rd decision.Dimension) bool { return rd.Name == d.Name })
 		if i < 0 {
-			return shell.Not
+			return shell.Not, nil
 		}
-		out = min(out, covers(r.Decision == decision.Deny, decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i], lines.of(i)))
+		s, dim := decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i]
+		if r.Decision != decision.Deny && perCommand(s, dim) {
+			covered := commandsAllowed(s, lines.of(i)())
+			switch n := count(covered); {
+			case n == 0:
+				return shell.Not, nil
+			case n == len(covered) && lines.of(i)().Parsed:
+				continue
+			case part != nil:
+				return shell.Not, nil
+			}
+			part = &match.Part{Dim: d.Name, Covered: covered}
+			continue
+		}
+		out = min(out, covers(r.Decision == decision.Deny, s, dim, lines.of(i)))
 	}
 	switch r.WorkdirScope {
 	case "":
 		if req.Workdir != nil {
-			return shell.Not
+			return shell.Not, nil
 		}
 	case decision.WorkdirAll:
 		if req.Workdir == nil {
-			return shell.Not
+			return shell.Not, nil
 		}
 	default:
 		if req.Workdir == nil || decision.PathForm(req.Workdir.Value) != decision.PathForm(r.Workdir) {
-			return shell.Not
+			return shell.Not, nil
 		}
 	}
 	if r.Decision == decision.Allow {
 		for _, g := range req.GrantNames() {
 			if !slices.Contains(r.Grants, g) {
-				return shell.Not
+				return shell.Not, nil
 			}
 		}
 	}
+	if out == shell.Not {
+		return out, nil
+	}
+	return out, part
+}
+
+// perCommand reports whether scope s, in an allow, is applied to each
+// simple command of d's value (protocol section 10): d is a command line
+// and s is no exact scope (exact means the whole line as written) nor
+// any.
+func perCommand(s decision.Scope, d decision.Dimension) bool {
+	return d.IsShell() && s.Kind != decision.KindExact && s.Kind != "" && s.Kind != decision.KindAny
+}
+
+// commandsAllowed are the simple commands of l that scope s covers for an
+// allow: static ones whose MatchText it covers; none of a line that does
+// not parse.
+func commandsAllowed(s decision.Scope, l shell.Line) []bool {
+	out := make([]bool, len(l.Commands))
+	for k, c := range l.Commands {
+		out[k] = l.Parsed && c.Static() && s.Covers(c.MatchText())
+	}
 	return out
+}
+
+// commandsDenied are the simple commands of l that scope s reaches for a
+// deny, each read alone: what a remembered deny says of each command.
+func commandsDenied(s decision.Scope, d decision.Dimension, l shell.Line) []bool {
+	out := make([]bool, len(l.Commands))
+	for k := range l.Commands {
+		one := shell.Line{Commands: l.Commands[k : k+1], Parsed: l.Parsed}
+		out[k] = covers(true, s, d, func() shell.Line { return one }) != shell.Not
+	}
+	return out
+}
+
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // covers reports how far scope s of a rule covers dimension d: for an
@@ -177,6 +249,20 @@ func covers(deny bool, s decision.Scope, d decision.Dimension, line func() shell
 		return shell.Not
 	}
 	return c
+}
+
+// commandsDenied are, for each command line deny r has a scope on, the
+// commands it reaches.
+func (r Rule) commandsDenied(req *decision.Request, lines *readings) []match.Part {
+	var out []match.Part
+	for _, d := range r.Dimensions {
+		i := slices.IndexFunc(req.Dimensions, func(rd decision.Dimension) bool { return rd.Name == d.Name })
+		if i >= 0 && req.Dimensions[i].IsShell() {
+			s := decision.Scope{Match: d.Match, Kind: d.Kind}
+			out = append(out, match.Part{Dim: d.Name, Covered: commandsDenied(s, req.Dimensions[i], lines.of(i)())})
+		}
+	}
+	return out
 }
 
 // Expired reports whether r's lifetime ended by now.
@@ -209,9 +295,14 @@ func (tx *Tx) Remember(r Rule) (_ Rule, err error) {
 
 // Match is a rule that decides a request, or, Maybe, a deny that cannot
 // be shown not to cover it (shell.Maybe): that one asks instead.
+// Commands say which simple commands of a command line it speaks of when
+// not all (policy.Opinion.Commands): an allow's one Part, the commands it
+// covers, the others being another's to allow; a deny's, the commands it
+// reaches.
 type Match struct {
 	Rule
-	Maybe bool
+	Maybe    bool
+	Commands []match.Part
 }
 
 // Covering returns the rules that decide req at now, and prunes expired
@@ -234,9 +325,18 @@ func (tx *Tx) Covering(req *decision.Request, now time.Time) ([]Match, error) {
 	var out []Match
 	lines := &readings{req: req}
 	for _, r := range rules {
-		if c := r.covers(req, now, lines); c != shell.Not {
-			out = append(out, Match{r, c == shell.Maybe})
+		c, part := r.covers(req, now, lines)
+		if c == shell.Not {
+			continue
 		}
+		m := Match{Rule: r, Maybe: c == shell.Maybe}
+		switch {
+		case part != nil:
+			m.Commands = []match.Part{*part}
+		case r.Decision == decision.Deny:
+			m.Commands = r.commandsDenied(req, lines)
+		}
+		out = append(out, m)
 	}
 	return out, nil
 }
