@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/pipeline"
+	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/settings"
 )
 
@@ -25,6 +28,17 @@ type checkJSON struct {
 	Result   string        `json:"result"`
 	Message  string        `json:"message,omitempty"`
 	Opinions []opinionJSON `json:"opinions"`
+	// Commands are the simple commands of the request's command lines
+	// (protocol section 10), in the order of their dimensions.
+	Commands []commandJSON `json:"commands,omitempty"`
+}
+
+// commandJSON is one simple command and the opinions speaking of it.
+type commandJSON struct {
+	Dimension string        `json:"dimension"`
+	Text      string        `json:"text"`
+	Opaque    string        `json:"opaque"`
+	Opinions  []opinionJSON `json:"opinions"`
 }
 
 type opinionJSON struct {
@@ -73,8 +87,11 @@ func runCheck(s streams, o *checkOptions) error {
 		return &exitError{code: exitInternal, err: err}
 	}
 	out := checkJSON{Result: res.Verdict.String(), Message: res.Message, Opinions: []opinionJSON{}}
-	for _, op := range res.Opinions {
-		out.Opinions = append(out.Opinions, opinionJSON{Source: op.Source, Name: op.Name, Opinion: op.Verdict.String()})
+	out.Opinions = opinionsJSON(res.Opinions)
+	for _, d := range res.Request.Dimensions {
+		for _, c := range res.Commands[d.Name] {
+			out.Commands = append(out.Commands, commandJSON{Dimension: d.Name, Text: c.Text, Opaque: c.Opaque, Opinions: opinionsJSON(c.Opinions)})
+		}
 	}
 	if o.json {
 		b, err := json.Marshal(out)
@@ -89,6 +106,24 @@ func runCheck(s streams, o *checkOptions) error {
 	for _, op := range out.Opinions {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", op.Source, op.Name, op.Opinion)
 	}
+	if len(out.Commands) > 0 {
+		fmt.Fprintln(w, "\nDIMENSION\tCOMMAND\tDECIDED BY")
+		for _, c := range out.Commands {
+			by := "nothing: asks"
+			if len(c.Opinions) > 0 {
+				var names []string
+				for _, op := range c.Opinions {
+					names = append(names, op.Name+" ("+op.Opinion+")")
+				}
+				by = strings.Join(names, ", ")
+			}
+			text := c.Text
+			if c.Opaque != "" {
+				text += " [opaque: " + c.Opaque + "]"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\n", form.Line(c.Dimension), form.Line(text), form.Line(by))
+		}
+	}
 	result := out.Result
 	if len(out.Opinions) == 0 {
 		result += " (nothing decides it: a person or a canned answer is asked)"
@@ -98,4 +133,12 @@ func runCheck(s streams, o *checkOptions) error {
 	}
 	fmt.Fprintf(w, "\nresult: %s\n", result)
 	return w.Flush()
+}
+
+func opinionsJSON(ops []policy.Opinion) []opinionJSON {
+	out := []opinionJSON{}
+	for _, op := range ops {
+		out = append(out, opinionJSON{Source: op.Source, Name: op.Name, Opinion: op.Verdict.String()})
+	}
+	return out
 }

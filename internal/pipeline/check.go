@@ -21,6 +21,9 @@ type Check struct {
 	Message string
 	// Opinions are every source's opinions, abstentions left out.
 	Opinions []policy.Opinion
+	// Commands are, by dimension name, the simple commands of each
+	// command line of the request and the opinions speaking of each.
+	Commands map[string][]Command
 }
 
 // Check reads one request from r and says what would decide it, and why,
@@ -54,7 +57,7 @@ func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 		}
 	}
 	v, winners := policy.Combine(ops)
-	c := Check{Request: req, Verdict: v, Opinions: ops}
+	c := Check{Request: req, Verdict: v, Opinions: ops, Commands: commandsOf(req, ops)}
 	if v == policy.Deny {
 		c.Message = winners[0].Message
 	}

@@ -129,7 +129,7 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion, prompt
 	// time: no allow-session then. The store still counts the prompt,
 	// queues it and records it.
 	noSession := slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession })
-	opts := form.Options{SessionMemory: c.memory && !noSession}
+	opts := form.Options{SessionMemory: c.memory && !noSession, Commands: formCommands(req, ops)}
 	if p.c.RuleNote != nil {
 		opts.RuleNote = func(a form.Answer) string { return p.c.RuleNote(req, a) }
 	}

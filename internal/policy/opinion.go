@@ -83,12 +83,12 @@ func Combine(ops []Opinion) (Verdict, []Opinion) {
 		}
 		return o.Verdict
 	}
-	v := Prompt
-	if len(ops) > 0 {
-		v = Abstain
-		for _, o := range ops {
-			v = max(v, verdict(o))
-		}
+	v := Abstain
+	for _, o := range ops {
+		v = max(v, verdict(o))
+	}
+	if v == Abstain {
+		v = Prompt // nothing said, or only allows of some commands
 	}
 	var winners []Opinion
 	for _, o := range ops {
