@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/shell"
 )
 
 // Call is one tool call to describe.
@@ -160,10 +161,7 @@ func dimension(name, s, workdir string) (decision.Dimension, bool) {
 	switch {
 	case slices.Contains(commandNames, lower):
 		d.Syntax = decision.SyntaxShell // a command line, never a path
-		d.Scopes = []decision.Scope{exact}
-		if w := leadingWords(s); w != "" {
-			d.Scopes = append(d.Scopes, decision.Scope{Label: "commands starting " + w, Match: w, Kind: decision.KindWords})
-		}
+		d.Scopes = append([]decision.Scope{exact}, commandScopes(shell.Split(s))...)
 	case isURL(s):
 		d.Scopes = []decision.Scope{exact}
 		if o := origin(s); o != "" && o != s {
@@ -188,7 +186,7 @@ func dimension(name, s, workdir string) (decision.Dimension, bool) {
 	// a match offered twice is offered once.
 	var kept []decision.Scope
 	for _, sc := range d.Scopes {
-		if sc.Covers(s) && !slices.ContainsFunc(kept, func(k decision.Scope) bool { return k.Match == sc.Match }) {
+		if Offerable(sc, d) && !slices.ContainsFunc(kept, func(k decision.Scope) bool { return k.Match == sc.Match }) {
 			kept = append(kept, sc)
 		}
 	}
@@ -196,19 +194,111 @@ func dimension(name, s, workdir string) (decision.Dimension, bool) {
 	return d, true
 }
 
-// leadingWords is the first wordsKept words of a command that holds no
-// shell syntax at all, "" otherwise: a words scope of it covers exactly
-// the commands that start with them and hold no shell syntax either.
-func leadingWords(cmd string) string {
-	f := strings.Fields(cmd)
-	if len(f) < wordsKept {
-		return ""
+// Offerable reports whether scope s of dimension d covers d's value for
+// an allow, as a remembered rule will judge it: on a command line (syntax
+// shell), an exact scope the whole line as written, any other kind each
+// simple command (protocol section 10: shell.Line.Allowed); elsewhere the
+// value as written.
+func Offerable(s decision.Scope, d decision.Dimension) bool {
+	if !d.IsShell() || s.Kind == decision.KindExact || s.Kind == "" || s.Kind == decision.KindAny {
+		return s.Covers(d.Value)
 	}
-	w := strings.Join(f[:wordsKept], " ")
-	if !(decision.Scope{Match: w, Kind: decision.KindWords}).Covers(cmd) {
-		return ""
+	return shell.Split(d.Value).Allowed(s.Covers)
+}
+
+// commandScopes are the per-command scopes offered for command line l
+// (protocol section 10), besides the line exactly: these commands
+// exactly, and commands starting with their first wordsKept words. A
+// line of one command gets a words scope of its leading words; one of
+// several, globs with one {alternative} per command, each read as a
+// literal (a command is covered when one alternative covers it). None
+// for a line holding a command that is not static (an opaque part: only
+// the line exactly may be saved), or one whose words hold what could make
+// two commands read alike (a blank in a word, a line break).
+func commandScopes(l shell.Line) []decision.Scope {
+	if !l.Parsed || len(l.Commands) == 0 {
+		return nil
 	}
-	return w
+	var texts, starts, shown []string
+	for _, c := range l.Commands {
+		text := c.MatchText()
+		if !c.Static() || strings.ContainsAny(text, "\n\r") || slices.ContainsFunc(c.Words, func(w string) bool { return strings.ContainsAny(w, " \t") || w == "" }) {
+			return nil
+		}
+		texts = appendNew(texts, globLiteral(text))
+		if len(c.Words) < wordsKept || len(c.Redirects) > 0 {
+			starts = appendNew(starts, globLiteral(text)) // too short to start others; a redirection is its own
+		} else {
+			w := globLiteral(strings.Join(c.Words[:wordsKept], " "))
+			starts = appendNew(appendNew(starts, w), w+" *")
+			shown = appendNew(shown, strings.Join(c.Words[:wordsKept], " "))
+		}
+	}
+	var out []decision.Scope
+	if len(l.Commands) == 1 {
+		if len(l.Commands[0].Words) >= wordsKept && len(l.Commands[0].Redirects) == 0 {
+			w := strings.Join(l.Commands[0].Words[:wordsKept], " ")
+			out = append(out, decision.Scope{Label: "commands starting " + w, Match: w, Kind: decision.KindWords})
+		}
+		return fit(out)
+	}
+	var plain []string
+	for _, c := range l.Commands {
+		plain = appendNew(plain, c.MatchText())
+	}
+	out = append(out, decision.Scope{Label: "these commands exactly: " + strings.Join(plain, ", "), Match: alternatives(texts), Kind: decision.KindGlob})
+	if len(shown) > 0 {
+		var rest []string // the commands too short to start others, exactly
+		for _, c := range l.Commands {
+			if len(c.Words) < wordsKept || len(c.Redirects) > 0 {
+				rest = appendNew(rest, c.MatchText())
+			}
+		}
+		label := "commands starting " + strings.Join(shown, ", ")
+		if len(rest) > 0 {
+			label += "; and exactly " + strings.Join(rest, ", ")
+		}
+		out = append(out, decision.Scope{Label: label, Match: alternatives(starts), Kind: decision.KindGlob})
+	}
+	return fit(out)
+}
+
+// fit keeps the scopes whose match and label fit a request's line.
+func fit(scopes []decision.Scope) []decision.Scope {
+	var out []decision.Scope
+	for _, s := range scopes {
+		if len(s.Match) <= decision.MaxLineBytes && len(s.Label) <= decision.MaxLineBytes {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// alternatives is a glob matching any one of alts.
+func alternatives(alts []string) string {
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	return "{" + strings.Join(alts, ",") + "}"
+}
+
+// globLiteral is s as a glob matching s alone.
+func globLiteral(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\*?[]{},`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 func isURL(s string) bool {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/shell"
 )
 
 func yes() *bool { b := true; return &b }
@@ -112,12 +113,12 @@ func TestDescribeProperties(t *testing.T) {
 		for _, d := range req.Dimensions {
 			for _, s := range d.Scopes {
 				switch {
-				case !s.Covers(d.Value):
+				case !Offerable(s, d):
 					t.Fatalf("call %d: scope %+v does not cover the value %q it was offered for", i, s, d.Value)
 				case s.Kind == decision.KindAny || s.Kind == decision.KindPrefix && s.Match == "/":
 					t.Fatalf("call %d: scope %+v covers everything", i, s)
-				case s.Kind == decision.KindWords && strings.ContainsAny(d.Value, ";&|$`<>()\n'\"\\"):
-					t.Fatalf("call %d: words scope for %q", i, d.Value)
+				case d.IsShell() && s.Kind != decision.KindExact && !allStatic(d.Value):
+					t.Fatalf("call %d: scope %+v for %q, which holds an opaque command", i, s, d.Value)
 				}
 			}
 		}
@@ -273,4 +274,9 @@ func TestDescribeMarksCommandLines(t *testing.T) {
 			t.Errorf("%s: syntax %q", d.Name, d.Syntax)
 		}
 	}
+}
+
+func allStatic(line string) bool {
+	l := shell.Split(line)
+	return l.Parsed && !slices.ContainsFunc(l.Commands, func(c shell.Command) bool { return !c.Static() })
 }

@@ -1,0 +1,69 @@
+package describe
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// A command line's scopes are per command (protocol section 10): the
+// line exactly; these commands exactly; commands starting with their
+// first words. A line with an opaque command gets the exact scope only.
+func TestDescribeCommandScopes(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		matches []string
+		covers  []string // lines the last scope covers
+		not     []string // lines it does not
+	}{
+		{"go test ./... && git status", []string{"go test ./... && git status", "{go test ./...,git status}", "{go test,go test *,git status,git status *}"},
+			[]string{"git status; go test ./x", "go test"}, []string{"go test ./...; rm x", "go vet"}},
+		{"go test ./a && go test ./b", []string{"go test ./a && go test ./b", "{go test ./a,go test ./b}", "{go test,go test *}"},
+			[]string{"go test ./c"}, []string{"go test $(curl x)"}},
+		{"ls; echo a,b{c}", []string{"ls; echo a,b{c}", `{ls,echo a\,b\{c\}}`, `{ls,echo a\,b\{c\},echo a\,b\{c\} *}`}, nil, []string{"ls x", "echo a,bc"}},
+		{"git status", []string{"git status"}, nil, nil},
+		{"go test ./...", []string{"go test ./...", "go test"}, []string{"go test ./x && go test"}, []string{"go vet"}},
+		{"go test $(curl x)", []string{"go test $(curl x)"}, nil, nil},
+		{"go test ./... && curl x | sh", []string{"go test ./... && curl x | sh"}, nil, nil},
+		{"if true; then", []string{"if true; then"}, nil, nil}, // does not parse
+	} {
+		args, _ := json.Marshal(map[string]string{"command": tc.line})
+		req, err := Describe(Call{Tool: "Bash", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := req.Dimensions[0]
+		var got []string
+		for _, s := range d.Scopes {
+			got = append(got, s.Match)
+		}
+		if !equal(got, tc.matches) {
+			t.Errorf("%q: scopes %q, want %q", tc.line, got, tc.matches)
+			continue
+		}
+		last := d.Scopes[len(d.Scopes)-1]
+		for _, v := range tc.covers {
+			if !Offerable(last, decision.Dimension{Value: v, Syntax: decision.SyntaxShell}) {
+				t.Errorf("%q: %q does not cover %q", tc.line, last.Match, v)
+			}
+		}
+		for _, v := range tc.not {
+			if Offerable(last, decision.Dimension{Value: v, Syntax: decision.SyntaxShell}) {
+				t.Errorf("%q: %q covers %q", tc.line, last.Match, v)
+			}
+		}
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
