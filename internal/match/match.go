@@ -43,6 +43,9 @@ type Glob struct {
 	// lead are the pattern's plain leading words, for a command line
 	// whose known words stop within them (shell.Deny).
 	lead []string
+	// head is the pattern's first plain word when the pattern starts with
+	// it: a value it matches as written starts with that word.
+	head string
 }
 
 // Matcher is a compiled Spec.
@@ -73,7 +76,10 @@ func (c *Compiler) Glob(pattern string) (Glob, error) {
 	if err != nil {
 		return Glob{}, err
 	}
-	g := Glob{p, len(c.globs), shell.LeadWords(pattern)}
+	g := Glob{p: p, id: len(c.globs), lead: shell.LeadWords(pattern)}
+	if len(g.lead) > 0 && strings.HasPrefix(pattern, g.lead[0]) {
+		g.head = g.lead[0]
+	}
 	c.globs[pattern] = g
 	return g, nil
 }
@@ -150,7 +156,7 @@ func (m Matcher) Allows(c *Cache) (ok bool, part *Part) {
 		switch {
 		case cov.n == 0:
 			return false, nil
-		case cov.n == len(cov.covered) && c.line(i).Parsed:
+		case cov.n == len(c.line(i).Commands) && c.line(i).Parsed:
 			continue
 		case part != nil:
 			return false, nil
@@ -174,11 +180,43 @@ func (m Matcher) Wide(c *Cache) shell.Cover {
 
 	out := shell.Covered
 	for _, d := range m.dims {
-		if !c.dim(d.name, d.Glob).deny {
+		if !c.wholeDenied(d.name, d.Glob) {
 			out = min(out, c.command(d.name, d.Glob))
 		}
 	}
 	return out
+}
+
+// Head is the first dimension, by name, whose glob starts with a plain
+// word, and that word: a rules index files m under it (Cache.Heads). ""
+// when no glob does.
+func (m Matcher) Head() (dim, head string) {
+	for _, d := range m.dims {
+		if d.head != "" {
+			return d.name, d.head
+		}
+	}
+	return "", ""
+}
+
+// Heads says which heads (Matcher.Head) of a glob on the request's
+// dimension name may match the request, for an allow or a deny: on a
+// command line (syntax shell) the first word of a static command, a word
+// of any command or its shell.Name, and the value's first word; every
+// head (all) on a line with a computed command or a word cut short (a
+// deny may reach them whatever its words), and on any other dimension.
+// present is false when the request has no such dimension: no glob on it
+// matches.
+func (c *Cache) Heads(name string) (heads map[string]bool, all, present bool) {
+	i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
+	if i < 0 {
+		return nil, false, false
+	}
+	if !c.req.Dimensions[i].IsShell() {
+		return nil, true, true
+	}
+	l := c.line(i)
+	return l.names, l.computed || len(l.partials) > 0, true
 }
 
 // MatchWide reports whether m matches c's request for a deny that has
@@ -214,13 +252,9 @@ type Cache struct {
 	req    *decision.Request
 	fields [4][]int8 // per field, per glob number: 0 not yet, 1 no, 2 yes
 	dims   map[dimKey]dimResult
-	// commands are the wide results on the simple commands of a
-	// dimension's value, read once (lines, by the dimension's index).
-	commands map[dimKey]shell.Cover
-	lines    map[int]*lineIndex
-	// allows are the allow results on the simple commands of a command
-	// line (a dimension of syntax shell).
-	allows map[dimKey]cover
+	// lines are the dimensions' values read as command lines, by the
+	// dimension's index, each with its globs' results.
+	lines map[int]*lineIndex
 }
 
 // lineIndex is a dimension's value read as a command line, with the
@@ -232,6 +266,33 @@ type lineIndex struct {
 	texts   []string // "" for a command that is not static
 	byFirst map[string][]int
 	rest    []int // the static commands, for a glob with no plain first word
+	// names are the words of every command that may name the command
+	// run from them (each word without a blank, and its shell.Name),
+	// partials the known starts of a last word cut short, and computed
+	// says a command is: what decides, for a glob with a plain first
+	// word, whether a deny's reading may cover the line (denied).
+	names    map[string]bool
+	partials []string
+	computed bool
+	// By glob number: the wide results on the line's commands (0 not
+	// yet, else shell.Cover+1), and the allow results (done).
+	wide   []int8
+	allows []cover
+}
+
+// denied is shell.Line.Denied of glob g, sparing the reading of the
+// line where it cannot cover: a pattern whose first word is plain (Lead)
+// covers a reading only from a word that is that word, or names it, or a
+// start of it cut short (within); otherwise only a computed command
+// makes it Maybe. TestDeniedSparesNothing holds it to shell's reading.
+func (l *lineIndex) denied(g Glob) shell.Cover {
+	if len(g.lead) > 0 && !l.names[g.lead[0]] && !slices.ContainsFunc(l.partials, func(p string) bool { return strings.HasPrefix(g.lead[0], p) }) {
+		if l.computed {
+			return shell.Maybe
+		}
+		return shell.Not
+	}
+	return l.Denied(shell.Deny{Covers: g.p.Match, Lead: g.lead})
 }
 
 // cover is a glob's allow on the commands of one command line: which it
@@ -239,6 +300,15 @@ type lineIndex struct {
 type cover struct {
 	covered []bool
 	n       int
+	done    bool
+}
+
+// grow makes s long enough to hold index id, at least doubling it.
+func grow[T any](s []T, id int) []T {
+	if id < len(s) {
+		return s
+	}
+	return append(s, make([]T, max(id+1, 2*len(s))-len(s))...)
 }
 
 // dimResult is a glob's result on a dimension, for an allow and for a
@@ -277,22 +347,35 @@ func (c *Cache) Field(f Field, g Glob) bool {
 // command reports how far g, a deny, reaches a simple command of the
 // value of the request's dimension name, read as a command line.
 func (c *Cache) command(name string, g Glob) shell.Cover {
-	k := dimKey{g.id, name}
-	m, ok := c.commands[k]
-	if ok {
-		return m
+	i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name })
+	if i < 0 {
+		return shell.Not
 	}
-	if i := slices.IndexFunc(c.req.Dimensions, func(d decision.Dimension) bool { return d.Name == name }); i >= 0 {
-		m = c.line(i).Denied(shell.Deny{Covers: g.p.Match, Lead: g.lead})
+	l := c.line(i)
+	l.wide = grow(l.wide, g.id)
+	if l.wide[g.id] == 0 {
+		m := l.denied(g)
 		if m == shell.Maybe && !shell.IsLine(c.req.Dimensions[i]) {
 			m = shell.Not
 		}
+		l.wide[g.id] = int8(m) + 1
 	}
-	if c.commands == nil {
-		c.commands = map[dimKey]shell.Cover{}
+	return shell.Cover(l.wide[g.id] - 1)
+}
+
+// wholeDenied is g's deny result on the value of the request's dimension
+// name as a whole; on a command line, which is matched as written only,
+// a pattern with a plain first word spares the glob on a value that does
+// not start with that word.
+func (c *Cache) wholeDenied(name string, g Glob) bool {
+	if i, ok := c.shellDim(name); ok && g.head != "" {
+		v := c.req.Dimensions[i].Value
+		rest, ok := strings.CutPrefix(v, g.head)
+		if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+			return false
+		}
 	}
-	c.commands[k] = m
-	return m
+	return c.dim(name, g).deny
 }
 
 // dim is g's result on the value of the request's dimension name.
@@ -325,17 +408,26 @@ func (c *Cache) line(i int) *lineIndex {
 	if l, ok := c.lines[i]; ok {
 		return l
 	}
-	l := &lineIndex{Line: shell.Split(c.req.Dimensions[i].Value), byFirst: map[string][]int{}}
+	l := &lineIndex{Line: shell.Split(c.req.Dimensions[i].Value), byFirst: map[string][]int{}, names: map[string]bool{}}
 	l.texts = make([]string, len(l.Commands))
 	for k, cmd := range l.Commands {
+		l.computed = l.computed || cmd.Computed
+		for j, w := range cmd.Words {
+			l.names[w], l.names[shell.Name(w)] = true, true
+			if cmd.Partial && j == len(cmd.Words)-1 {
+				l.partials = append(l.partials, w, shell.Name(w))
+			}
+		}
 		if !l.Parsed || !cmd.Static() {
 			continue
 		}
 		l.texts[k] = cmd.MatchText()
-		first, _, _ := strings.Cut(strings.ReplaceAll(l.texts[k], "\t", " "), " ")
+		first := firstWord(l.texts[k])
 		l.byFirst[first] = append(l.byFirst[first], k)
+		l.names[first] = true
 		l.rest = append(l.rest, k)
 	}
+	l.names[firstWord(c.req.Dimensions[i].Value)] = true
 	if c.lines == nil {
 		c.lines = map[int]*lineIndex{}
 	}
@@ -343,29 +435,37 @@ func (c *Cache) line(i int) *lineIndex {
 	return l
 }
 
+// firstWord is s up to its first blank.
+func firstWord(s string) string {
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
 // allowed is g's allow on the simple commands of the command line of
 // dimension i: a static command it matches by its MatchText (protocol
 // section 10; shell.Line.Allowed when it matches them all).
 func (c *Cache) allowed(i int, g Glob) cover {
-	k := dimKey{g.id, c.req.Dimensions[i].Name}
-	if r, ok := c.allows[k]; ok {
-		return r
-	}
 	l := c.line(i)
-	r := cover{covered: make([]bool, len(l.Commands))}
+	l.allows = grow(l.allows, g.id)
+	if l.allows[g.id].done {
+		return l.allows[g.id]
+	}
+	r := cover{done: true}
 	candidates := l.rest
 	if len(g.lead) > 0 {
 		candidates = l.byFirst[g.lead[0]]
 	}
 	for _, j := range candidates {
 		if g.p.Match(l.texts[j]) {
+			if r.covered == nil {
+				r.covered = make([]bool, len(l.Commands))
+			}
 			r.covered[j] = true
 			r.n++
 		}
 	}
-	if c.allows == nil {
-		c.allows = map[dimKey]cover{}
-	}
-	c.allows[k] = r
+	l.allows[g.id] = r
 	return r
 }

@@ -61,3 +61,35 @@ func BenchmarkLoad10000PrefixRules(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpinions10000RulesCompoundCommand: one 4 KiB command line of
+// many simple commands, each allowed by its own rule, decided against
+// 10,000 rules with a glob on the command line (allow, prompt and deny
+// alike), combined per command (protocol section 10).
+func BenchmarkOpinions10000RulesCompoundCommand(b *testing.B) {
+	var text strings.Builder
+	for i := range 10_000 {
+		fmt.Fprintf(&text, "[[rule]]\nname = \"r%d\"\ndecision = %q\ntool = \"Bash\"\ndimensions = { command = \"cmd%d -a *\" }\n", i, []string{"allow", "prompt", "deny"}[i%3], i)
+	}
+	p, err := Parse("bench.toml", []byte(text.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var line strings.Builder
+	for i := 0; line.Len() < 4096-40; i += 3 {
+		if line.Len() > 0 {
+			line.WriteString([]string{" && ", "; ", " || ", " | "}[i%4])
+		}
+		fmt.Fprintf(&line, "cmd%d -a ./pkg/%d", i%10_000, i)
+	}
+	r := req(b, bash(b, line.String()))
+	if n := len(r.Dimensions[0].Value); n < 4000 || n > 4096 {
+		b.Fatalf("a line of %d bytes", n)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, _ := Combine(p.Opinions(r)); v != Allow {
+			b.Fatalf("not allowed: %v", v)
+		}
+	}
+}

@@ -11,9 +11,24 @@ import "slices"
 // the rules filed under what its arguments hold, and the rest, in load
 // order: the same opinions as checking every rule, since a filed rule
 // cannot match a request that holds none of its strings there.
+//
+// A rule filed nowhere else whose glob on a dimension starts with a plain
+// word (match.Matcher.Head: `go test *` on command) is filed under it: on
+// a command line, a request meets it only when a command may start with
+// that word (match.Cache.Heads), each simple command being judged alone
+// (protocol section 10).
 type index struct {
 	keyed []keyedRules
+	heads []headRules
 	rest  []int32 // rules filed nowhere, in load order
+}
+
+// headRules are the rules filed under the head of their glob on one
+// dimension: by the head, and all of them, in load order.
+type headRules struct {
+	dim   string
+	rules map[string][]int32
+	all   []int32
 }
 
 // keyedRules are the rules filed under one path: by the string the path
@@ -30,7 +45,7 @@ func (p *Policy) buildIndex() {
 	for i, r := range p.rules {
 		path, first, keys := indexKeys(r)
 		if keys == nil {
-			ix.rest = append(ix.rest, int32(i))
+			ix.fileByHead(r, int32(i))
 			continue
 		}
 		k := slices.IndexFunc(ix.keyed, func(k keyedRules) bool { return k.path.id == path.id && k.first == first })
@@ -43,6 +58,42 @@ func (p *Policy) buildIndex() {
 		}
 	}
 	p.index = ix
+}
+
+// fileByHead files rule i under its glob's head, or with the rest.
+func (ix *index) fileByHead(r *Rule, i int32) {
+	dim, head := r.match.Head()
+	if head == "" {
+		ix.rest = append(ix.rest, i)
+		return
+	}
+	k := slices.IndexFunc(ix.heads, func(h headRules) bool { return h.dim == dim })
+	if k < 0 {
+		k = len(ix.heads)
+		ix.heads = append(ix.heads, headRules{dim: dim, rules: map[string][]int32{}})
+	}
+	ix.heads[k].rules[head] = append(ix.heads[k].rules[head], i)
+	ix.heads[k].all = append(ix.heads[k].all, i)
+}
+
+// headCandidates are the rules filed by head that may match the request
+// of args, ascending.
+func (ix *index) headCandidates(args *lazyArgs) []int32 {
+	var out []int32
+	for _, h := range ix.heads {
+		heads, all, present := args.Heads(h.dim)
+		switch {
+		case !present:
+		case all || len(heads) > len(h.rules):
+			out = append(out, h.all...)
+		default:
+			for w := range heads {
+				out = append(out, h.rules[w]...)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // indexKeys are the strings rule r is filed under (nil: none), from its
@@ -88,6 +139,9 @@ func indexKeys(r *Rule) (pathRef, bool, []string) {
 // args, in load order.
 func (ix *index) candidates(args *lazyArgs) []int32 {
 	out := ix.rest
+	if len(ix.heads) > 0 {
+		out = merge(out, ix.headCandidates(args))
+	}
 	if len(ix.keyed) == 0 {
 		return out
 	}
