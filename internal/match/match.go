@@ -274,10 +274,10 @@ type lineIndex struct {
 	names    map[string]bool
 	partials []string
 	computed bool
-	// By glob number: the wide results on the line's commands (0 not
-	// yet, else shell.Cover+1), and the allow results (done).
-	wide   []int8
-	allows []cover
+	// By glob number: the wide and the allow results on the line's
+	// commands, of the globs a request met (an index spares the others).
+	wide   map[int]shell.Cover
+	allows map[int]cover
 }
 
 // denied is shell.Line.Denied of glob g, sparing the reading of the
@@ -300,15 +300,6 @@ func (l *lineIndex) denied(g Glob) shell.Cover {
 type cover struct {
 	covered []bool
 	n       int
-	done    bool
-}
-
-// grow makes s long enough to hold index id, at least doubling it.
-func grow[T any](s []T, id int) []T {
-	if id < len(s) {
-		return s
-	}
-	return append(s, make([]T, max(id+1, 2*len(s))-len(s))...)
 }
 
 // dimResult is a glob's result on a dimension, for an allow and for a
@@ -352,15 +343,15 @@ func (c *Cache) command(name string, g Glob) shell.Cover {
 		return shell.Not
 	}
 	l := c.line(i)
-	l.wide = grow(l.wide, g.id)
-	if l.wide[g.id] == 0 {
-		m := l.denied(g)
+	m, ok := l.wide[g.id]
+	if !ok {
+		m = l.denied(g)
 		if m == shell.Maybe && !shell.IsLine(c.req.Dimensions[i]) {
 			m = shell.Not
 		}
-		l.wide[g.id] = int8(m) + 1
+		l.wide[g.id] = m
 	}
-	return shell.Cover(l.wide[g.id] - 1)
+	return m
 }
 
 // wholeDenied is g's deny result on the value of the request's dimension
@@ -408,7 +399,8 @@ func (c *Cache) line(i int) *lineIndex {
 	if l, ok := c.lines[i]; ok {
 		return l
 	}
-	l := &lineIndex{Line: shell.Split(c.req.Dimensions[i].Value), byFirst: map[string][]int{}, names: map[string]bool{}}
+	l := &lineIndex{Line: shell.Split(c.req.Dimensions[i].Value), byFirst: map[string][]int{}, names: map[string]bool{},
+		wide: map[int]shell.Cover{}, allows: map[int]cover{}}
 	l.texts = make([]string, len(l.Commands))
 	for k, cmd := range l.Commands {
 		l.computed = l.computed || cmd.Computed
@@ -448,11 +440,10 @@ func firstWord(s string) string {
 // section 10; shell.Line.Allowed when it matches them all).
 func (c *Cache) allowed(i int, g Glob) cover {
 	l := c.line(i)
-	l.allows = grow(l.allows, g.id)
-	if l.allows[g.id].done {
-		return l.allows[g.id]
+	if r, ok := l.allows[g.id]; ok {
+		return r
 	}
-	r := cover{done: true}
+	var r cover
 	candidates := l.rest
 	if len(g.lead) > 0 {
 		candidates = l.byFirst[g.lead[0]]
