@@ -113,3 +113,23 @@ func TestRulesCannedAnswerEachCommand(t *testing.T) {
 	}
 	wantDeny(t, checkDecision(t, runPipe(t, bashRequest("go test ./a; rm x", ""), baseEnv(), "--answers", answers, "--frontend", "none").stdout), "unavailable", "none")
 }
+
+// TestHookSavesCommandScopes: through the Claude Code hook, a rule saved
+// with the scope "these commands exactly" of `go test ./... && git
+// status` allows those commands in another line, and asks about one
+// that runs another command.
+func TestHookSavesCommandScopes(t *testing.T) {
+	env := memoryEnv()
+	answers := filepath.Join(t.TempDir(), "answers.toml")
+	if err := os.WriteFile(answers, []byte("[[answer]]\nchoice = \"allow-always\"\nscopes = { command = \"{go test ./...,git status}\" }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := hookBehavior(t, "go test ./... && git status", env, "--answers", answers); got != "allow" {
+		t.Fatalf("saving the rule: %s", got)
+	}
+	for line, want := range map[string]string{"git status; go test ./...": "allow", "git status; go test ./x": "asked", "git status && rm x": "asked"} {
+		if got := hookBehavior(t, line, env); got != want {
+			t.Errorf("%q: %s, want %s", line, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package describe
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/askperm/askperm/decision"
@@ -38,7 +39,7 @@ func TestDescribeCommandScopes(t *testing.T) {
 		for _, s := range d.Scopes {
 			got = append(got, s.Match)
 		}
-		if !equal(got, tc.matches) {
+		if !slices.Equal(got, tc.matches) {
 			t.Errorf("%q: scopes %q, want %q", tc.line, got, tc.matches)
 			continue
 		}
@@ -54,16 +55,4 @@ func TestDescribeCommandScopes(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
