@@ -178,3 +178,22 @@ func FuzzPerCommandNeverAllowsOpaque(f *testing.F) {
 		}
 	})
 }
+
+// A rule's examples over a command line: an allow matches a line whose
+// every command it covers, and not one it covers only in part.
+func TestPerCommandExamples(t *testing.T) {
+	parse(t, `
+[[rule]]
+name = "go-test"
+tool = "Bash"
+dimensions = { command = "go test *" }
+[[rule.match]]
+tool = "Bash"
+action = "exec"
+dimensions = [{ name = "command", value = "go test ./a && go test ./b", syntax = "shell" }]
+[[rule.not_match]]
+tool = "Bash"
+action = "exec"
+dimensions = [{ name = "command", value = "go test ./a; rm x", syntax = "shell" }]
+`)
+}

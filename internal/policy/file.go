@@ -310,9 +310,11 @@ func exampleRequest(partial map[string]any) (*decision.Request, error) {
 
 // Matches reports whether every matcher and predicate of r holds for req.
 // A request field that is missing never matches a matcher that is given.
+// An allow that covers only some commands of a command line does not
+// match it: by itself it allows none of it.
 func (r *Rule) Matches(req *decision.Request) bool {
-	v, _ := r.opinion(req, newLazyArgs(req))
-	return v != Abstain
+	v, parts := r.opinion(req, newLazyArgs(req))
+	return v != Abstain && (v != Allow || parts == nil)
 }
 
 // lazyArgs is what checking one request against many rules computes
