@@ -78,11 +78,12 @@ type Form struct {
 	choices  []Choice
 	implied  map[string][]string // grant name → the grants it implies
 	ruleNote func(Answer) string
+	commands map[string][]Command // Options.Commands
 }
 
 // New returns the form of req.
 func New(req *decision.Request, opts Options) *Form {
-	f := &Form{Req: req, implied: map[string][]string{}, ruleNote: opts.RuleNote}
+	f := &Form{Req: req, implied: map[string][]string{}, ruleNote: opts.RuleNote, commands: opts.Commands}
 	for i, names := range req.Implications() {
 		f.implied[req.Grants[i].Name] = names
 	}

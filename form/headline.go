@@ -17,7 +17,9 @@ const HeadlineValueRunes = 120
 // (fs-default) wants to write /home/a/p/report.md`. askperm builds it from
 // the request's structure (tool, server, action, the first dimension's
 // value), never from the agent's prose, and renders each part with Line.
-// A value longer than HeadlineValueRunes is cut, and the cut says so.
+// A value longer than HeadlineValueRunes is cut, and the cut says so. A
+// command line of several commands (Options.Commands) is named by them:
+// `Bash wants to run 3 commands: go test ./..., git status, curl x`.
 func (f *Form) Headline() string {
 	r := f.Req
 	var who string
@@ -33,6 +35,9 @@ func (f *Form) Headline() string {
 	}
 	s := who + " wants to " + Line(r.Action)
 	if len(r.Dimensions) > 0 {
+		if cs := f.headlineCommands(r.Dimensions[0]); cs != "" {
+			return s + " " + cs
+		}
 		s += " " + headlineValue(r.Dimensions[0].Value)
 	}
 	return s

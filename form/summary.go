@@ -13,14 +13,25 @@ type Field struct {
 	Label     string
 	Value     string
 	Multiline bool // Value may hold newlines and tabs (rendered with Block)
+	// Items are the rows of a list (the commands of a command line), each
+	// shown on a row of its own under the label after ItemIndent, with
+	// every further row of a wrapped item behind a gutter. Each is
+	// askperm's marks, then request text rendered safe.
+	Items []string
 }
 
 // Facts are what a person must see before deciding, in order: who asks,
 // the tool and where it runs, the action, every dimension's value, the
 // workdir, each grant with what it implies. They are the request's own
 // structure, which askperm lays out; every frontend keeps them in view
-// whatever the agent's words hold.
-func (f *Form) Facts() []Field {
+// whatever the agent's words hold. A command line the caller read
+// (Options.Commands) is listed command by command, the first
+// MaxFactCommands of it.
+func (f *Form) Facts() []Field { return f.facts(MaxFactCommands) }
+
+// facts are the facts with the first limit commands of each command line
+// (all when limit < 0).
+func (f *Form) facts(limit int) []Field {
 	r := f.Req
 	var fs []Field
 	add := func(label, value string) {
@@ -32,6 +43,10 @@ func (f *Form) Facts() []Field {
 	add("Tool", joinNonEmpty(Line(r.Tool), parens("from", r.Source)))
 	add("Action", Line(r.Action))
 	for _, d := range r.Dimensions {
+		if cs, ok := f.commandsOf(d); ok {
+			fs = append(fs, commandField(d, cs, limit))
+			continue
+		}
 		fs = append(fs, Field{Label: "Value of " + DimensionLabel(d), Value: Line(d.Value)})
 	}
 	if r.Workdir != nil {
@@ -224,7 +239,8 @@ func (f *Form) WorkdirScopeText(ws string) string {
 // workdir, granting fs.create, fs.write (implied by fs.create), for 15
 // minutes`: the grants chosen, then each grant they imply that was not
 // chosen (Decide adds them) with the chosen grants that imply it; then,
-// when the form has one, the note of who keeps the rule.
+// when the form has one, the note of who keeps the rule. A scope over a
+// command line says that it covers the line command by command.
 func (f *Form) RuleSummary(a Answer) string {
 	verb := "deny"
 	if a.Choice.IsAllow() {
@@ -239,7 +255,11 @@ func (f *Form) RuleSummary(a Answer) string {
 		match := a.Scopes[d.Name]
 		for _, s := range d.Scopes {
 			if s.Match == match {
-				parts = append(parts, "with "+DimensionLabel(d)+" "+ScopeText(s))
+				text := "with " + DimensionLabel(d) + " " + ScopeText(s)
+				if d.Syntax == decision.SyntaxShell {
+					text += shellCover(a.Choice.IsAllow(), s)
+				}
+				parts = append(parts, text)
 			}
 		}
 	}
@@ -285,6 +305,8 @@ func (f *Form) grantsText(chosen []string) string {
 // Message is the text of a stage as one block, for frontends that show the
 // request as plain text (dialogs, the line prompt) and for the stage as
 // data. Stage "rule" includes the rule the current answer would save.
+// Command lines are listed in full, each followed by the line as written:
+// dialogs have no other view.
 func (f *Form) Message(stage Stage, a Answer) string {
 	var b strings.Builder
 	if stage == StageRule {
@@ -299,7 +321,13 @@ func (f *Form) Message(stage Stage, a Answer) string {
 	if f.HasHidden() {
 		b.WriteString("WARNING: " + HiddenWarning + "\n")
 	}
-	for _, fl := range f.Facts() {
+	for _, fl := range f.facts(-1) {
+		fmt.Fprintf(&b, "%s: %s\n", fl.Label, fl.Value)
+		for _, it := range fl.Items {
+			b.WriteString(ItemIndent + it + "\n")
+		}
+	}
+	for _, fl := range f.asWritten() {
 		fmt.Fprintf(&b, "%s: %s\n", fl.Label, fl.Value)
 	}
 	for _, fl := range f.AgentWords() {
