@@ -74,7 +74,7 @@ type tuiScreen struct {
 	armGen        int // the arming check that counts
 	end           tuiEnd
 
-	view    *viewer // the agent's words in full; nil until first opened
+	view    *viewer // the commands and the agent's words in full; nil until first opened
 	viewing bool    // the viewer is on screen
 
 	chunk   chunk // what is known of the chunk the next key came in
@@ -223,7 +223,7 @@ func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 		return s.viewerKey(p)
 	case s.scrolls(k):
 		s.scrollPane(k.Type)
-	case letter(k) == viewKey && len(s.words) > 0 && !s.st.typing():
+	case letter(k) == viewKey && (len(s.words) > 0 || s.req.CommandsCut()) && !s.st.typing():
 		return s.showViewer(true)
 	case stageKeys[k.Type] || k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown:
 		switch s.st.key(p) {
@@ -362,7 +362,7 @@ func (s *tuiScreen) viewerFrame() string {
 	rows := max(1, s.height-len(top)-len(status)-1)
 	s.view.resize(s.width)
 	text := s.view.view(rows)
-	lines := append(top, s.rule("the agent's words in full, unverified · "+s.view.position()))
+	lines := append(top, s.rule(s.view.title()+" · "+s.view.position()))
 	lines = append(append(lines, text...), make([]string, rows-len(text))...)
 	return fitView(strings.Join(append(lines, status...), "\n"), s.width, s.height)
 }

@@ -42,7 +42,18 @@ func factLines(st tuiStyles, f *form.Form, width int) []string {
 		}
 	}
 	for _, fl := range f.Facts() {
-		ls = append(ls, labelled(st, fl.Label, fl.Value, width)...)
+		ls = append(ls, fieldLines(st, fl, width)...)
+	}
+	return ls
+}
+
+// fieldLines are a field of the facts at width: "label: value", then
+// each of its items on a row of its own (form.ItemIndent, askperm's marks
+// first), every further row of a wrapped item behind the gutter.
+func fieldLines(st tuiStyles, fl form.Field, width int) []string {
+	ls := labelled(st, fl.Label, fl.Value, width)
+	for _, it := range fl.Items {
+		ls = append(ls, continued(st, form.ItemIndent+it, width)...)
 	}
 	return ls
 }

@@ -7,17 +7,19 @@ import (
 	"github.com/askperm/askperm/form"
 )
 
-// viewer is askperm's own full-screen view of the agent's words with
-// every detail in full, where the pane shows at most form.PreviewChars
-// characters of each. Its text is rendered safe (form.Block, form.Line)
+// viewer is askperm's own full-screen view of every command of each
+// command line (the facts list form.MaxFactCommands of each), then of the
+// agent's words with every detail in full, where the pane shows at most
+// form.PreviewChars characters of each. Its text is rendered safe (form.Block, form.Line)
 // and wrapped by askperm behind the gutter, as in the pane; no pager or
 // other program ever sees it. A detail can be a mebibyte of one line or
 // of a hundred thousand: the viewer renders the text once, cuts it into
 // lines, and wraps only the lines it draws (each once per width), so a
 // key costs what the rows on the screen cost.
 type viewer struct {
-	st    tuiStyles
-	lines []viewLine
+	st       tuiStyles
+	lines    []viewLine
+	commands bool // it lists commands
 
 	width int
 	rows  map[int][]string // a line's rows at width
@@ -27,16 +29,26 @@ type viewer struct {
 }
 
 // viewLine is a line of the viewer: one of askperm's labels (label set,
-// text its request-derived value) or a line of request text.
+// text its request-derived value), an item of a list under its label
+// (item set) or a line of request text.
 type viewLine struct {
 	label string
 	text  string
+	item  bool
 	kind  diffKind
 }
 
-// newViewer lays out f's words with its details in full.
+// newViewer lays out f's commands, then its words with its details in
+// full.
 func newViewer(st tuiStyles, f *form.Form) *viewer {
 	v := &viewer{st: st}
+	for _, fl := range f.CommandLists() {
+		v.commands = true
+		v.lines = append(v.lines, viewLine{label: fl.Label, text: fl.Value})
+		for _, it := range fl.Items {
+			v.lines = append(v.lines, viewLine{text: it, item: true})
+		}
+	}
 	for _, fl := range f.AgentWords() {
 		v.lines = append(v.lines, viewLine{label: fl.Label})
 		for _, l := range textLines(fl.Value) {
@@ -65,9 +77,12 @@ func (v *viewer) rowsOf(i int) []string {
 	}
 	l := v.lines[i]
 	var r []string
-	if l.label != "" {
+	switch {
+	case l.label != "":
 		r = labelled(v.st, l.label, l.text, v.width)
-	} else {
+	case l.item:
+		r = continued(v.st, form.ItemIndent+l.text, v.width)
+	default:
 		r = textRows(v.st, l.text, l.kind, v.width)
 	}
 	v.rows[i] = r
@@ -137,6 +152,14 @@ func (v *viewer) collect(rows int) []string {
 		out = append(out, r[min(sub, len(r)):min(len(r), sub+rows-len(out))]...)
 	}
 	return out
+}
+
+// title says what the viewer holds.
+func (v *viewer) title() string {
+	if v.commands {
+		return "every command, then the agent's words in full, unverified"
+	}
+	return "the agent's words in full, unverified"
 }
 
 // position says which lines the frame shows, in lines of text (a line
