@@ -2,7 +2,6 @@ package form
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/askperm/askperm/decision"
@@ -44,9 +43,8 @@ func commandField(d decision.Dimension, cs []Command, limit int) Field {
 	if limit >= 0 && len(cs) > limit {
 		shown = cs[:limit]
 	}
-	digits := len(strconv.Itoa(len(cs)))
 	for i, c := range shown {
-		fl.Items = append(fl.Items, commandItem(i+1, digits, c))
+		fl.Items = append(fl.Items, commandItem(i+1, c))
 	}
 	if more := len(cs) - len(shown); more > 0 {
 		fl.Items = append(fl.Items, fmt.Sprintf("… and %s (v shows every command)", plural(more, "more command")))
@@ -54,15 +52,17 @@ func commandField(d decision.Dimension, cs []Command, limit int) Field {
 	return fl
 }
 
-// commandItem is command n of a list, its number padded to digits:
+// commandItem is command n of a list:
 // `1. [allowed by go-test] go test ./...`,
 // `2. [asks · opaque] go test $(curl x) — runs the output of curl x`.
-func commandItem(n, digits int, c Command) string {
+// Its number is not padded: every item starts at ItemIndent, where no
+// continued line of a frontend starts.
+func commandItem(n int, c Command) string {
 	mark := verdictMark(c)
 	if c.Opaque != "" {
 		mark += " · opaque"
 	}
-	s := fmt.Sprintf("%*d. [%s] %s", digits, n, mark, Line(c.Text))
+	s := fmt.Sprintf("%d. [%s] %s", n, mark, Line(c.Text))
 	if c.Opaque != "" {
 		s += " — " + Line(c.Opaque)
 	}

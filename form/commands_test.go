@@ -56,7 +56,7 @@ func TestVerdictMarks(t *testing.T) {
 		{Text: "ls", Verdict: decision.Allow, DecidedBy: "a]\x1b[2J"}:      `1. [allowed by a]\e[2J] ls`,
 		{Text: "go test $(curl x)", Opaque: "runs the output of `curl x`"}: "1. [asks · opaque] go test $(curl x) — runs the output of `curl x`",
 	} {
-		if got := commandItem(1, 1, c); got != want {
+		if got := commandItem(1, c); got != want {
 			t.Errorf("commandItem(%+v) = %q, want %q", c, got, want)
 		}
 	}
@@ -96,7 +96,7 @@ func TestFactsCapCommands(t *testing.T) {
 	cs := manyCommands(25)
 	f := bashReq("many", cs)
 	fl := f.Facts()[3]
-	if len(fl.Items) != MaxFactCommands+1 || fl.Items[0] != " 1. [asks] echo 1" || fl.Items[9] != "10. [asks] echo 10" ||
+	if len(fl.Items) != MaxFactCommands+1 || fl.Items[0] != "1. [asks] echo 1" || fl.Items[9] != "10. [asks] echo 10" ||
 		fl.Items[10] != "… and 15 more commands (v shows every command)" || fl.Value != "25 commands" {
 		t.Errorf("facts field = %q %q", fl.Value, fl.Items)
 	}
@@ -110,7 +110,7 @@ func TestFactsCapCommands(t *testing.T) {
 	}
 	msg := f.Message(StageChoice, f.Defaults())
 	for i := range cs {
-		if want := fmt.Sprintf("\n%s%2d. [asks] echo %d\n", ItemIndent, i+1, i+1); !strings.Contains(msg, want) {
+		if want := fmt.Sprintf("\n%s%d. [asks] echo %d\n", ItemIndent, i+1, i+1); !strings.Contains(msg, want) {
 			t.Fatalf("Message lacks %q:\n%s", want, msg)
 		}
 	}
@@ -188,11 +188,10 @@ func TestCommandsHostile(t *testing.T) {
 			cs[0].Text = strings.Repeat("x ", 3000)
 		}
 		f := bashReq(str(100), cs)
-		digits := len(fmt.Sprint(len(cs)))
 		checkItem := func(i int, item string) {
 			t.Helper()
 			c := cs[i]
-			prefix := fmt.Sprintf("%*d. [%s", digits, i+1, verdictMark(c))
+			prefix := fmt.Sprintf("%d. [%s", i+1, verdictMark(c))
 			if c.Opaque != "" {
 				prefix += " · opaque"
 			}

@@ -198,13 +198,14 @@ func (p *linePrompt) closing(s string) {
 // agent's words above them are.
 func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer) error {
 	cut := cutDetails(f)
-	p.showRequest(f, a, len(cut) > 0)
+	full := fullWhat(f, cut) // what v shows; "" for nothing
+	p.showRequest(f, a, full)
 	var keys []string
 	for _, c := range f.Choices() {
 		keys = append(keys, choiceKeys[c])
 	}
 	more := "m/"
-	if len(cut) > 0 {
+	if full != "" {
 		more += "v/"
 	}
 	q := func(pg *page, left string) {
@@ -235,10 +236,10 @@ func (p *linePrompt) AskChoice(ctx context.Context, f *form.Form, a *form.Answer
 			}
 			ask = p.ask(q)
 		case line == "?":
-			p.showRequest(f, a, len(cut) > 0)
+			p.showRequest(f, a, full)
 			ask = p.ask(q)
-		case line == "v" && len(cut) > 0:
-			p.showDetails(cut)
+		case line == "v" && full != "":
+			p.showFull(f, cut)
 			ask = p.ask(q)
 		default:
 			if invalid++; invalid == maxInvalid {
@@ -264,9 +265,10 @@ func keyWord(line string) string {
 	}
 }
 
-// showRequest writes the request and the keys; cut says whether a detail
-// was cut, so that v is offered.
-func (p *linePrompt) showRequest(f *form.Form, a *form.Answer, cut bool) {
+// showRequest writes the request and the keys; full names what the
+// request view left out, which v shows ("" for nothing: v is not
+// offered).
+func (p *linePrompt) showRequest(f *form.Form, a *form.Answer, full string) {
 	pg := p.page()
 	pg.own("\n")
 	pg.request(f)
@@ -275,8 +277,8 @@ func (p *linePrompt) showRequest(f *form.Form, a *form.Answer, cut bool) {
 		pg.own("  " + choiceKeys[c] + "  " + form.ChoiceLabel(c) + "\n")
 	}
 	pg.own("  m  Edit the denial reason\n")
-	if cut {
-		pg.own("  v  View the details in full\n")
+	if full != "" {
+		pg.own("  v  View " + full + " in full\n")
 	}
 	pg.own("  ?  Show the request again\nEnter alone: Deny once. The words yes and no count as y and n.\n")
 	pg.field("Denial reason", form.Line(a.Message))
@@ -430,10 +432,28 @@ func (p *linePrompt) say(s string) {
 	p.write(pg)
 }
 
-// showDetails writes the details the request view cut short, whole.
-func (p *linePrompt) showDetails(cut []cutDetail) {
+// showFull writes every command of the command lines the facts cut
+// short, then the details the request view cut short, whole.
+func (p *linePrompt) showFull(f *form.Form, cut []cutDetail) {
 	pg := p.page()
 	pg.own("\n")
+	if f.CommandsCut() {
+		pg.commands(f)
+	}
 	pg.details(cut)
 	p.write(pg)
+}
+
+// fullWhat names what the request view leaves out of f, which v shows:
+// commands past form.MaxFactCommands, the details cut.
+func fullWhat(f *form.Form, cut []cutDetail) string {
+	switch commands := f.CommandsCut(); {
+	case commands && len(cut) > 0:
+		return "every command and the details"
+	case commands:
+		return "every command"
+	case len(cut) > 0:
+		return "the details"
+	}
+	return ""
 }

@@ -87,6 +87,18 @@ func (pg *page) item(prefix, text string) {
 	pg.b.WriteString(strings.Join(wrapLine(prefix+text, pg.width, ansi.StringWidth(prefix)), "\n") + "\n")
 }
 
+// listItem writes an item of a list under its label (form.Field.Items):
+// askperm's marks first at form.ItemIndent, every further line behind
+// the gutter, so that request text never starts a line of its own.
+func (pg *page) listItem(text string) {
+	for i, l := range wrapLine(form.ItemIndent+text, pg.width-ansi.StringWidth(gutter), 0) {
+		if i > 0 {
+			l = gutter + l
+		}
+		pg.b.WriteString(l + "\n")
+	}
+}
+
 // block writes rendered multi-line request text (form.Block), each line
 // behind the gutter: tabs expanded, runs of spaces counted, wrapped.
 func (pg *page) block(text string) {

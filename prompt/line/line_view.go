@@ -16,10 +16,19 @@ import (
 // stage "choice".
 const factsHeading = "Key facts:"
 
-// facts writes the facts, one labelled line each.
+// facts writes the facts, one labelled line each, and each item of a
+// list (the commands of a command line) on a line of its own under it.
 func (pg *page) facts(f *form.Form) {
 	for _, fl := range f.Facts() {
-		pg.field(fl.Label, fl.Value)
+		pg.list(fl)
+	}
+}
+
+// list writes a field and its items.
+func (pg *page) list(fl form.Field) {
+	pg.field(fl.Label, fl.Value)
+	for _, it := range fl.Items {
+		pg.listItem(it)
 	}
 }
 
@@ -51,6 +60,15 @@ func (pg *page) request(f *form.Form) {
 			pg.own(w + "\n")
 		}
 	}
+}
+
+// commands writes every command of each command line, and the line as
+// written, for v.
+func (pg *page) commands(f *form.Form) {
+	for _, fl := range f.CommandLists() {
+		pg.list(fl)
+	}
+	pg.own("End of the commands.\n")
 }
 
 // cutDetail is a detail the request view shows cut short, with its whole
