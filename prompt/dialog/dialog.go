@@ -686,13 +686,15 @@ func (c *dialogCapped) String() string { return c.buf.String() }
 // cells (tabs expanded) at its last space, or mid-word when that space is
 // too far back, so that the dialog never wraps it by itself. A continued
 // line starts with four spaces, after the gutter "│ " when the line had
-// one: it can never pass for a line of askperm's own, which starts at the
-// margin, as untrusted text holds no newline (the renderer escapes it).
+// one or is an item of a list (form.ItemIndent): it can never pass for a
+// line of askperm's own, which starts at the margin or, for an item, at
+// form.ItemIndent, as untrusted text holds no newline (the renderer
+// escapes it).
 func dialogWrap(s string) string {
 	lines := strings.Split(form.ExpandTabs(s), "\n")
 	for i, line := range lines {
 		indent := "    "
-		if strings.HasPrefix(line, "│ ") {
+		if strings.HasPrefix(line, "│ ") || strings.HasPrefix(line, form.ItemIndent) {
 			indent = "│     "
 		}
 		var b strings.Builder
