@@ -27,6 +27,18 @@ type tmuxPane struct {
 // state, no configuration); stdout, stderr and the exit code go to files.
 func startTmux(t *testing.T, cols, rows int, req []byte, frontend string) *tmuxPane {
 	t.Helper()
+	term := ""
+	if frontend == "line" {
+		term = "TERM=dumb "
+	}
+	return startTmuxProgram(t, cols, rows, req, fmt.Sprintf("%s%q --frontend %s --timeout 60s", term, bin, frontend))
+}
+
+// startTmuxProgram runs the shell command line program (askperm or
+// another program in its place) with req on stdin in a detached tmux
+// pane cols × rows, as startTmux does.
+func startTmuxProgram(t *testing.T, cols, rows int, req []byte, program string) *tmuxPane {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("no tmux")
 	}
@@ -35,11 +47,7 @@ func startTmux(t *testing.T, cols, rows int, req []byte, frontend string) *tmuxP
 	if err := os.WriteFile(filepath.Join(p.dir, "req.json"), req, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	term := ""
-	if frontend == "line" {
-		term = "TERM=dumb "
-	}
-	script := fmt.Sprintf("cd %q && %s%q --frontend %s --timeout 60s <req.json >out.json 2>err.txt; echo $? >code", p.dir, term, bin, frontend)
+	script := fmt.Sprintf("cd %q && %s <req.json >out.json 2>err.txt; echo $? >code", p.dir, program)
 	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
 	t.Cleanup(func() { exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
 	return p
