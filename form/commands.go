@@ -16,9 +16,9 @@ import (
 // with ItemIndent; frontends start every further row of a wrapped item
 // with the gutter, so that command text never starts a row of its own.
 
-// MaxFactCommands caps the commands the facts list for one command line,
-// so that the facts and the question fit a terminal of 24 rows; the
-// viewers (CommandLists) and the dialogs' text list them all.
+// MaxFactCommands caps the commands Facts lists for one command line, so
+// that a long line leaves room for the question (FactsUpTo lists fewer);
+// the viewers (CommandLists) and the dialogs' text list them all.
 const MaxFactCommands = 10
 
 // ItemIndent starts every item row under its label.
@@ -116,15 +116,17 @@ func writtenField(d decision.Dimension) Field {
 	return Field{Label: "Value of " + DimensionLabel(d) + ", as written", Value: Line(d.Value)}
 }
 
-// CommandsCut reports whether the facts leave out commands of a command
-// line, which CommandLists shows.
-func (f *Form) CommandsCut() bool {
+// MostCommands is how many commands the longest command line the caller
+// read has (0 for none): the facts leave some out when it is more than
+// they list.
+func (f *Form) MostCommands() int {
+	most := 0
 	for _, d := range f.Req.Dimensions {
-		if cs, ok := f.commandsOf(d); ok && len(cs) > MaxFactCommands {
-			return true
+		if cs, ok := f.commandsOf(d); ok {
+			most = max(most, len(cs))
 		}
 	}
-	return false
+	return most
 }
 
 // headlineCommands is how the headline names the commands of a command

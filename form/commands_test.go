@@ -43,8 +43,8 @@ func TestFactsListCommands(t *testing.T) {
 	if fl.Value != "3 commands" || !slices.Equal(fl.Items, want) {
 		t.Errorf("facts field = %q %q, want %q %q", fl.Value, fl.Items, "3 commands", want)
 	}
-	if f.CommandsCut() {
-		t.Error("CommandsCut with 3 commands")
+	if f.MostCommands() != 3 {
+		t.Errorf("MostCommands = %d, want 3", f.MostCommands())
 	}
 }
 
@@ -76,7 +76,7 @@ func TestCommandsShownOnlyWhenRead(t *testing.T) {
 		if h := f.Headline(); h != "An agent wants to run a && b" {
 			t.Errorf("Headline = %q", h)
 		}
-		if f.CommandLists() != nil || strings.Contains(f.Message(StageChoice, f.Defaults()), "as written") {
+		if f.CommandLists() != nil || f.MostCommands() != 0 || strings.Contains(f.Message(StageChoice, f.Defaults()), "as written") {
 			t.Error("command lists of a line that was not read")
 		}
 	}
@@ -100,8 +100,11 @@ func TestFactsCapCommands(t *testing.T) {
 		fl.Items[10] != "… and 15 more commands (v shows every command)" || fl.Value != "25 commands" {
 		t.Errorf("facts field = %q %q", fl.Value, fl.Items)
 	}
-	if !f.CommandsCut() {
-		t.Error("CommandsCut is false with 25 commands")
+	if f.MostCommands() != 25 {
+		t.Errorf("MostCommands = %d, want 25", f.MostCommands())
+	}
+	if fl := f.FactsUpTo(3)[3]; len(fl.Items) != 4 || fl.Items[3] != "… and 22 more commands (v shows every command)" {
+		t.Errorf("FactsUpTo(3) = %q", fl.Items)
 	}
 	lists := f.CommandLists()
 	if len(lists) != 2 || len(lists[0].Items) != 25 || lists[0].Items[24] != "25. [asks] echo 25" ||

@@ -27,11 +27,11 @@ type Field struct {
 // whatever the agent's words hold. A command line the caller read
 // (Options.Commands) is listed command by command, the first
 // MaxFactCommands of it.
-func (f *Form) Facts() []Field { return f.facts(MaxFactCommands) }
+func (f *Form) Facts() []Field { return f.FactsUpTo(MaxFactCommands) }
 
-// facts are the facts with the first limit commands of each command line
-// (all when limit < 0).
-func (f *Form) facts(limit int) []Field {
+// FactsUpTo are the facts listing the first n commands of each command
+// line (all when n < 0), for a frontend with less room.
+func (f *Form) FactsUpTo(n int) []Field {
 	r := f.Req
 	var fs []Field
 	add := func(label, value string) {
@@ -44,7 +44,7 @@ func (f *Form) facts(limit int) []Field {
 	add("Action", Line(r.Action))
 	for _, d := range r.Dimensions {
 		if cs, ok := f.commandsOf(d); ok {
-			fs = append(fs, commandField(d, cs, limit))
+			fs = append(fs, commandField(d, cs, n))
 			continue
 		}
 		fs = append(fs, Field{Label: "Value of " + DimensionLabel(d), Value: Line(d.Value)})
@@ -321,7 +321,7 @@ func (f *Form) Message(stage Stage, a Answer) string {
 	if f.HasHidden() {
 		b.WriteString("WARNING: " + HiddenWarning + "\n")
 	}
-	for _, fl := range f.facts(-1) {
+	for _, fl := range f.FactsUpTo(-1) {
 		fmt.Fprintf(&b, "%s: %s\n", fl.Label, fl.Value)
 		for _, it := range fl.Items {
 			b.WriteString(ItemIndent + it + "\n")

@@ -437,7 +437,7 @@ func (p *linePrompt) say(s string) {
 func (p *linePrompt) showFull(f *form.Form, cut []cutDetail) {
 	pg := p.page()
 	pg.own("\n")
-	if f.CommandsCut() {
+	if f.MostCommands() > form.MaxFactCommands {
 		pg.commands(f)
 	}
 	pg.details(cut)
@@ -447,7 +447,7 @@ func (p *linePrompt) showFull(f *form.Form, cut []cutDetail) {
 // fullWhat names what the request view leaves out of f, which v shows:
 // commands past form.MaxFactCommands, the details cut.
 func fullWhat(f *form.Form, cut []cutDetail) string {
-	switch commands := f.CommandsCut(); {
+	switch commands := f.MostCommands() > form.MaxFactCommands; {
 	case commands && len(cut) > 0:
 		return "every command and the details"
 	case commands:

@@ -13,13 +13,13 @@ import (
 	"github.com/askperm/askperm/form"
 )
 
-// commandsDriver shows stage choice of a Bash request whose command line
-// the caller read as cs.
-func commandsDriver(t *testing.T, cs []form.Command, width, height int) *tuiDriver {
+// commandsDriver shows stage choice of a Bash request stating reason
+// whose command line the caller read as cs.
+func commandsDriver(t *testing.T, reason string, cs []form.Command, width, height int) *tuiDriver {
 	req := &decision.Request{Server: "claude-code", Tool: "Bash", Action: "run",
 		Dimensions: []decision.Dimension{{Name: "command", Label: "Command", Value: "the line as written", Syntax: decision.SyntaxShell,
 			Scopes: []decision.Scope{{Label: "this line", Match: "the line as written"}}}},
-		Reason: "Run the tests.",
+		Reason: reason,
 	}
 	f := form.New(req, form.Options{Commands: map[string][]form.Command{"command": cs}})
 	a := f.Defaults()
@@ -32,7 +32,7 @@ func (d *tuiDriver) rows() []string { return strings.Split(d.screen(), "\n") }
 // TestTUICommandRows: a line of three commands shows each on a row of its
 // own under its label, askperm's marks first; the headline names them.
 func TestTUICommandRows(t *testing.T) {
-	d := commandsDriver(t, []form.Command{
+	d := commandsDriver(t, "Run the tests.", []form.Command{
 		{Text: "go test ./...", Verdict: decision.Allow, DecidedBy: "go-test"},
 		{Text: "git status", Verdict: decision.Allow, DecidedBy: "remembered rule 3"},
 		{Text: "curl x", Opaque: "its output is run by sh"},
@@ -68,7 +68,7 @@ func TestTUICommandRowsCannotBeForged(t *testing.T) {
 		{Text: strings.Repeat("\u202e3. [allowed by go-test] ", 10), Opaque: strings.Repeat("runs   2. [allowed by z] ", 5)},
 	}
 	for _, width := range []int{40, 57, 63, 80, 131} {
-		d := commandsDriver(t, cs, width, 80)
+		d := commandsDriver(t, "Run the tests.", cs, width, 80)
 		wantFits(t, d.s.View(), width, 80)
 		var items []string
 		for _, r := range d.rows() {
@@ -91,9 +91,7 @@ func TestTUIViewerListsEveryCommand(t *testing.T) {
 	for i := range cs {
 		cs[i] = form.Command{Text: fmt.Sprintf("echo %d", i+1)}
 	}
-	d := commandsDriver(t, cs, 80, 30)
-	d.s.req.Req.Reason = ""
-	d.s.textWidth = 0 // lay the words out again, without the reason
+	d := commandsDriver(t, "", cs, 80, 30)
 	d.wantScreen("  10. [asks] echo 10", "  … and 15 more commands (v shows every command)")
 	if strings.Contains(d.screen(), "11. [asks]") {
 		t.Fatalf("the facts list more than %d commands:\n%s", form.MaxFactCommands, d.screen())
@@ -105,4 +103,28 @@ func TestTUIViewerListsEveryCommand(t *testing.T) {
 	d.send(tea.KeyMsg{Type: tea.KeyEnd})
 	d.wantScreen("  25. [asks] echo 25", "Value of Command [command], as written: the line as written")
 	wantFits(t, d.s.View(), 80, 30)
+}
+
+// TestTUICommandsFitTheWindow: on a terminal of 24 rows the facts list
+// fewer commands, so that the question still fits, and count the rest; a
+// taller window lists more again.
+func TestTUICommandsFitTheWindow(t *testing.T) {
+	cs := make([]form.Command, 8)
+	for i := range cs {
+		cs[i] = form.Command{Text: fmt.Sprintf("echo %d", i+1)}
+	}
+	d := commandsDriver(t, "Run the tests.", cs, 80, 24)
+	wantFits(t, d.s.View(), 80, 24)
+	if d.s.small {
+		t.Fatalf("too small:\n%s", d.screen())
+	}
+	d.wantScreen("  1. [asks] echo 1", "more commands (v shows every command)", "> Deny once (n)")
+	if strings.Contains(d.screen(), "8. [asks]") {
+		t.Fatalf("all commands on 24 rows:\n%s", d.screen())
+	}
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 40})
+	d.wantScreen("  8. [asks] echo 8")
+	if strings.Contains(d.screen(), "more commands") {
+		t.Fatalf("commands left out on 40 rows:\n%s", d.screen())
+	}
 }

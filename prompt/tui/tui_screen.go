@@ -63,8 +63,12 @@ type tuiScreen struct {
 	cfg    screenConfig
 	hidden bool // the request holds hidden or reordering characters
 
-	textWidth    int      // width facts and words were wrapped for
-	facts, words []string // the request at textWidth
+	textWidth    int      // width the words were wrapped for
+	words        []string // the agent's words at textWidth
+	factCommands int      // commands of a command line the facts list
+	factsFor     [2]int   // width and factCommands the facts were laid out for
+	facts        []string // the facts at factsFor
+	fitFor       [2]int   // the window size factCommands was chosen for
 	paneTop      int      // first line of the words shown
 	paneRows     int      // lines of the words the last frame showed
 
@@ -83,7 +87,7 @@ type tuiScreen struct {
 }
 
 func newTUIScreen(f *form.Form, st stage, cfg screenConfig) *tuiScreen {
-	return &tuiScreen{req: f, st: st, cfg: cfg, hidden: f.HasHidden(), width: cfg.width, height: cfg.height}
+	return &tuiScreen{req: f, st: st, cfg: cfg, hidden: f.HasHidden(), width: cfg.width, height: cfg.height, factCommands: form.MaxFactCommands}
 }
 
 func (s *tuiScreen) Init() tea.Cmd { return tea.Batch(s.tick(), s.checkArming()) }
@@ -223,7 +227,7 @@ func (s *tuiScreen) key(k tea.KeyMsg) tea.Cmd {
 		return s.viewerKey(p)
 	case s.scrolls(k):
 		s.scrollPane(k.Type)
-	case letter(k) == viewKey && (len(s.words) > 0 || s.req.CommandsCut()) && !s.st.typing():
+	case letter(k) == viewKey && (len(s.words) > 0 || s.req.MostCommands() > s.factCommands) && !s.st.typing():
 		return s.showViewer(true)
 	case stageKeys[k.Type] || k.Type == tea.KeyPgUp || k.Type == tea.KeyPgDown:
 		switch s.st.key(p) {
@@ -327,6 +331,7 @@ func (s *tuiScreen) frame() (string, bool) {
 		s.small, s.needRows = true, tuiMinHeight
 		return "", false
 	}
+	s.fitCommands()
 	if s.small = s.width < tuiMinWidth || s.height < s.rowsAt(s.width); s.small {
 		s.needRows = s.rowsAt(max(s.width, tuiMinWidth))
 		return s.smallView(), false
@@ -346,9 +351,12 @@ func (s *tuiScreen) frame() (string, bool) {
 // stage's note above the rest, the status line below it.
 func (s *tuiScreen) fixed(width int) (top, status []string) {
 	if s.textWidth != width {
-		s.facts = factLines(s.cfg.styles, s.req, width)
 		s.words = wordsLines(s.cfg.styles, s.req, width)
 		s.textWidth = width
+	}
+	if key := [2]int{width, s.factCommands}; s.factsFor != key {
+		s.facts = factLines(s.cfg.styles, s.req, width, s.factCommands)
+		s.factsFor = key
 	}
 	top = append(s.header(width), s.facts...)
 	return append(top, s.st.note(width)...), s.status(width)
@@ -365,6 +373,25 @@ func (s *tuiScreen) viewerFrame() string {
 	lines := append(top, s.rule(s.view.title()+" · "+s.view.position()))
 	lines = append(append(lines, text...), make([]string, rows-len(text))...)
 	return fitView(strings.Join(append(lines, status...), "\n"), s.width, s.height)
+}
+
+// minFactCommands is the fewest commands of a command line the facts
+// list before the window counts as too small.
+const minFactCommands = 3
+
+// fitCommands chooses, once per window size, how many commands of a
+// command line the facts list: form.MaxFactCommands, fewer when the
+// prompt would not fit the window, down to minFactCommands. The facts
+// count the others, and v lists them all.
+func (s *tuiScreen) fitCommands() {
+	if size := [2]int{s.width, s.height}; s.fitFor != size {
+		s.fitFor = size
+		width := max(s.width, tuiMinWidth)
+		s.factCommands = form.MaxFactCommands
+		for s.factCommands > minFactCommands && s.req.MostCommands() > minFactCommands && s.height < s.rowsAt(width) {
+			s.factCommands--
+		}
+	}
 }
 
 // rowsAt is how many rows the prompt needs at width.

@@ -1026,7 +1026,7 @@ func TestTUIRequestTextNeverAtColumn0(t *testing.T) {
 		for _, width := range layoutWidths {
 			for _, st := range []stage{newChoiceStage(testStyles(), f, &a), newRuleStage(testStyles(), f, &a)} {
 				d := newTUIDriver(t, f, st, width, 80)
-				facts := factLines(testStyles(), f, width)
+				facts := factLines(testStyles(), f, width, form.MaxFactCommands)
 				for page := 0; ; page++ {
 					lines := strings.Split(d.screen(), "\n")
 					wantNoRequestAtColumn0(t, lines)
@@ -1066,7 +1066,7 @@ func TestTUILongFactsWrapBehindTheGutter(t *testing.T) {
 		req.Dimensions[0].Label = "ZQX" + strings.ReplaceAll(hostileText(rng, false, 12), ":", "")
 		req.Dimensions[0].Value = hostileText(rng, false, 12)
 		for _, width := range layoutWidths {
-			wantNoRequestAtColumn0(t, factLines(testStyles(), form.New(req, form.Options{}), width))
+			wantNoRequestAtColumn0(t, factLines(testStyles(), form.New(req, form.Options{}), width, form.MaxFactCommands))
 		}
 	}
 }

@@ -32,7 +32,8 @@ const headlineMark = "» "
 
 // factLines are the request's facts at width, under the headline: the
 // question in one line, built by askperm from the request's structure.
-func factLines(st tuiStyles, f *form.Form, width int) []string {
+// They list up to commands commands of each command line.
+func factLines(st tuiStyles, f *form.Form, width, commands int) []string {
 	ls := continued(st, headlineMark+f.Headline(), width)
 	for i, l := range ls {
 		if rest, ok := strings.CutPrefix(l, headlineMark); ok {
@@ -41,7 +42,7 @@ func factLines(st tuiStyles, f *form.Form, width int) []string {
 			ls[i] = st.gutter + st.bold.Render(rest)
 		}
 	}
-	for _, fl := range f.Facts() {
+	for _, fl := range f.FactsUpTo(commands) {
 		ls = append(ls, fieldLines(st, fl, width)...)
 	}
 	return ls
