@@ -254,3 +254,17 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestCommandsHidden: a command's text, opaque part or rule name that
+// hides characters raises the warning, though the line as written holds
+// none (a -c string is read after quote removal).
+func TestCommandsHidden(t *testing.T) {
+	for _, c := range []Command{{Text: "echo \u202e"}, {Text: "x", Opaque: "\u200b"}, {Text: "x", DecidedBy: "r\u2066"}} {
+		if !bashReq("plain", []Command{c}).HasHidden() {
+			t.Errorf("HasHidden is false for %+v", c)
+		}
+	}
+	if bashReq("plain", threeCommands).HasHidden() {
+		t.Error("HasHidden for plain commands")
+	}
+}

@@ -104,8 +104,8 @@ func (f *Form) Details() []DetailPreview {
 // HiddenWarning is the warning frontends show when HasHidden.
 const HiddenWarning = "This request contains hidden or reordering characters, or characters of uncertain width; they are shown as \\u{...} escapes."
 
-// HasHidden reports whether any text of the request holds characters that
-// hide or reorder text.
+// HasHidden reports whether any text of the request, or of the commands
+// read from it, holds characters that hide or reorder text.
 func (f *Form) HasHidden() bool {
 	r := f.Req
 	texts := []string{r.Server, r.Alias, r.Tool, r.Source, r.Action, r.ActionDescription, r.Reason, string(r.Arguments)}
@@ -126,6 +126,11 @@ func (f *Form) HasHidden() bool {
 	}
 	for _, d := range r.Details {
 		texts = append(texts, d.Label, d.Text)
+	}
+	for _, cs := range f.commands {
+		for _, c := range cs {
+			texts = append(texts, c.Text, c.Opaque, c.DecidedBy)
+		}
 	}
 	for _, t := range texts {
 		if Hidden(t) {
