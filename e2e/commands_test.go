@@ -140,19 +140,8 @@ func tmuxCheckCommands(t *testing.T, rows []string) {
 // choice it printed.
 func (p *tmuxPane) tmuxChoice() string {
 	p.t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if code, err := os.ReadFile(filepath.Join(p.dir, "code")); err == nil && len(code) > 0 {
-			out, _ := os.ReadFile(filepath.Join(p.dir, "out.json"))
-			stderr, _ := os.ReadFile(filepath.Join(p.dir, "err.txt"))
-			if strings.TrimSpace(string(code)) != "0" {
-				p.t.Fatalf("exit %s; stderr: %s", code, stderr)
-			}
-			return strings.TrimSpace(string(out))
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the frontend did not exit; screen:\n%s", strings.Join(p.rows(), "\n"))
-		}
-	}
+	out, _ := p.output()
+	return strings.TrimSpace(out)
 }
 
 // TestTUICommandsInTmux: in a real terminal emulator, a line of commands

@@ -110,6 +110,14 @@ func (p *tmuxPane) answer(line string) {
 // result waits for askperm to exit 0 and returns its decision and stderr.
 func (p *tmuxPane) result() (map[string]any, string) {
 	p.t.Helper()
+	out, stderr := p.output()
+	return checkDecision(p.t, out), stderr
+}
+
+// output waits for the program in the pane to exit 0 and returns its
+// stdout and stderr.
+func (p *tmuxPane) output() (string, string) {
+	p.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if code, err := os.ReadFile(filepath.Join(p.dir, "code")); err == nil && len(code) > 0 {
 			out, _ := os.ReadFile(filepath.Join(p.dir, "out.json"))
@@ -117,10 +125,10 @@ func (p *tmuxPane) result() (map[string]any, string) {
 			if strings.TrimSpace(string(code)) != "0" {
 				p.t.Fatalf("exit %s; stderr: %s", code, stderr)
 			}
-			return checkDecision(p.t, string(out)), string(stderr)
+			return string(out), string(stderr)
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("askperm did not exit; screen:\n%s", strings.Join(p.rows(), "\n"))
+			p.t.Fatalf("the program did not exit; screen:\n%s", strings.Join(p.rows(), "\n"))
 		}
 	}
 }

@@ -101,17 +101,6 @@ func (f *Form) CommandLists() []Field {
 	return fs
 }
 
-// asWritten are the command lines the caller read, each as written.
-func (f *Form) asWritten() []Field {
-	var fs []Field
-	for _, d := range f.Req.Dimensions {
-		if _, ok := f.commandsOf(d); ok {
-			fs = append(fs, writtenField(d))
-		}
-	}
-	return fs
-}
-
 func writtenField(d decision.Dimension) Field {
 	return Field{Label: "Value of " + DimensionLabel(d) + ", as written", Value: Line(d.Value)}
 }

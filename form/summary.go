@@ -30,7 +30,8 @@ type Field struct {
 func (f *Form) Facts() []Field { return f.FactsUpTo(MaxFactCommands) }
 
 // FactsUpTo are the facts listing the first n commands of each command
-// line (all when n < 0), for a frontend with less room.
+// line, for a frontend with less room; all of them when n < 0, each list
+// followed by the line as written.
 func (f *Form) FactsUpTo(n int) []Field {
 	r := f.Req
 	var fs []Field
@@ -45,6 +46,9 @@ func (f *Form) FactsUpTo(n int) []Field {
 	for _, d := range r.Dimensions {
 		if cs, ok := f.commandsOf(d); ok {
 			fs = append(fs, commandField(d, cs, n))
+			if n < 0 {
+				fs = append(fs, writtenField(d))
+			}
 			continue
 		}
 		fs = append(fs, Field{Label: "Value of " + DimensionLabel(d), Value: Line(d.Value)})
@@ -310,8 +314,8 @@ func (f *Form) grantsText(chosen []string) string {
 // Message is the text of a stage as one block, for frontends that show the
 // request as plain text (dialogs, the line prompt) and for the stage as
 // data. Stage "rule" includes the rule the current answer would save.
-// Command lines are listed in full, each followed by the line as written:
-// dialogs have no other view.
+// Command lines are listed in full, each followed by the line as written
+// (FactsUpTo): dialogs have no other view.
 func (f *Form) Message(stage Stage, a Answer) string {
 	var b strings.Builder
 	if stage == StageRule {
@@ -331,9 +335,6 @@ func (f *Form) Message(stage Stage, a Answer) string {
 		for _, it := range fl.Items {
 			b.WriteString(ItemIndent + it + "\n")
 		}
-	}
-	for _, fl := range f.asWritten() {
-		fmt.Fprintf(&b, "%s: %s\n", fl.Label, fl.Value)
 	}
 	for _, fl := range f.AgentWords() {
 		if fl.Multiline {

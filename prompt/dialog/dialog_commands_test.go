@@ -12,13 +12,12 @@ import (
 	"github.com/askperm/askperm/form"
 )
 
-// dialogCommandsForm is a Bash request whose command line the caller read
-// as cs.
-func dialogCommandsForm(cs []form.Command) *form.Form {
-	req := &decision.Request{Server: "claude-code", Tool: "Bash", Action: "run",
-		Dimensions: []decision.Dimension{{Name: "command", Label: "Command", Value: "the line as written", Syntax: decision.SyntaxShell,
-			Scopes: []decision.Scope{{Label: "this line", Match: "the line as written"}}}},
-	}
+// dialogCommandsForm is write-file.json with its first dimension made a
+// command line the caller read as cs.
+func dialogCommandsForm(t *testing.T, cs []form.Command) *form.Form {
+	req := dialogRequest(t)
+	d := &req.Dimensions[0]
+	d.Name, d.Label, d.Syntax = "command", "Command", decision.SyntaxShell
 	return form.New(req, form.Options{Commands: map[string][]form.Command{"command": cs}})
 }
 
@@ -50,18 +49,18 @@ func TestDialogCommandRows(t *testing.T) {
 			fd := newDialogFake(t, step, reason)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			if a, err := New(decision.Frontend(prog), fd.options()).Ask(ctx, dialogCommandsForm(cs)); err != nil || a.Choice != form.DenyOnce {
+			if a, err := New(decision.Frontend(prog), fd.options()).Ask(ctx, dialogCommandsForm(t, cs)); err != nil || a.Choice != form.DenyOnce {
 				t.Fatalf("Ask = %v, %v", a.Choice, err)
 			}
 			doc, _ := fd.doc(1)
 			for _, want := range []string{
-				"Bash (claude-code) wants to run 25 commands: go test ./..., git status, curl x, \n",
+				"write_file (fs-default) wants to write 25 commands: go test ./..., git status, \n    curl x, x y",
 				"\nValue of Command [command]: 25 commands\n" +
 					"  1. [allowed by go-test] go test ./...\n" +
 					"  2. [allowed by remembered rule 3] git status\n" +
 					"  3. [asks · opaque] curl x — its output is run by sh\n" +
 					"  4. [asks] x y y",
-				"\n  25. [denied by no-echo] echo\nValue of Command [command], as written: the line as written\n",
+				"\n  25. [denied by no-echo] echo\nValue of Command [command], as written: /home/a/p/report.md\n",
 			} {
 				if !strings.Contains(doc, want) {
 					t.Fatalf("the viewer lacks %q:\n%s", want, doc)
@@ -69,6 +68,7 @@ func TestDialogCommandRows(t *testing.T) {
 			}
 			n := 0
 			_, list, _ := strings.Cut(doc, "\nValue of Command [command]: 25 commands\n")
+			list, _, _ = strings.Cut(list, "\nValue of Command [command], as written: ")
 			for _, l := range strings.Split(list, "\n") {
 				if strings.HasPrefix(l, "    ") {
 					t.Fatalf("the rest of an item is not behind the gutter: %q", l)
@@ -83,7 +83,9 @@ func TestDialogCommandRows(t *testing.T) {
 				t.Fatalf("%d lines start like an item, for %d commands:\n%s", n, len(cs), doc)
 			}
 			whole := dialogUnwrap(doc)
-			for _, l := range strings.Split(dialogCommandsForm(cs).Message(form.StageChoice, form.Answer{}), "\n")[1:] {
+			msg := dialogCommandsForm(t, cs).Message(form.StageChoice, form.Answer{})
+			facts, _, _ := strings.Cut(msg, "\nStated reason")
+			for _, l := range strings.Split(facts, "\n")[1:] {
 				if !strings.Contains(whole, l+"\n") {
 					t.Errorf("wrapping lost or added text of %q:\n%s", l, doc)
 				}
