@@ -268,3 +268,27 @@ func TestCommandsHidden(t *testing.T) {
 		t.Error("HasHidden for plain commands")
 	}
 }
+
+// FuzzCommandItem: whatever a command, its opaque part and its rule's name
+// hold (runes drawn from the pools of width_test.go), its item is one line
+// of askperm's marks, then the command rendered, as wide to the width
+// library as on a terminal.
+func FuzzCommandItem(f *testing.F) {
+	f.Add("go test ./...", "", "go-test", "allow")
+	f.Add("\x00\x00\x01\x02curl x", "\x05\x00\x00\x07", "]\n[allowed by x", "")
+	f.Fuzz(func(t *testing.T, text, opaque, by, verdict string) {
+		c := Command{Text: fromPools(text) + text, Opaque: fromPools(opaque) + opaque, DecidedBy: fromPools(by) + by, Verdict: verdict}
+		item := commandItem(7, c)
+		prefix := "7. [" + verdictMark(c)
+		if c.Opaque != "" {
+			prefix += " · opaque"
+		}
+		if !strings.HasPrefix(item, prefix+"] "+Line(c.Text)) {
+			t.Fatalf("item %q of %+v does not start with %q", item, c, prefix)
+		}
+		if i := strings.IndexFunc(item, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+			t.Fatalf("item %q holds a control at %d", item, i)
+		}
+		checkWidths(t, c.Text, item)
+	})
+}
