@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -131,5 +132,25 @@ func TestHookSavesCommandScopes(t *testing.T) {
 		if got := hookBehavior(t, line, env); got != want {
 			t.Errorf("%q: %s, want %s", line, got, want)
 		}
+	}
+}
+
+// TestTUIListsEachCommand: the terminal UI shows a command line as its
+// simple commands, one per row under the dimension's label, each marked
+// with what decided it, the opaque one saying why.
+func TestTUIListsEachCommand(t *testing.T) {
+	rules := rulesFile(t, perCommandRules)
+	p := startPTY(t, bashRequest("go test ./... && git status && curl x | sh", ""), baseEnv("TERM=xterm-256color"),
+		"--rules", rules, "--frontend", "tui", "--timeout", "30s")
+	tuiShown(p, "Your decision", 1)
+	for _, row := range []string{"1. [allowed by go-test] go test ./...", "2. [allowed by git-status] git status", "3. [asks] curl x", "4. [asks · opaque] sh"} {
+		p.waitFor(row)
+	}
+	p.waitFor("4 commands: go test ./..., git status, curl x, sh")
+	p.send(tuiEnter) // Deny once
+	tuiShown(p, "Denial reason (optional)", 1)
+	p.send(tuiEnter)
+	if r := p.wait(); r.code != 0 || !strings.Contains(r.stdout, `"decision":"deny"`) {
+		t.Fatalf("exit %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
 	}
 }
