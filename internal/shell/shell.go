@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/askperm/askperm/decision"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -53,8 +54,14 @@ type Command struct {
 	Inner bool
 	// Why says in words, for a person, what makes the command not wholly
 	// known ("runs the output of `curl x`", "a computed command"); "" for
-	// a command that is.
+	// a command that is. Phrases are joined by "; ". It may hold text of
+	// the line: it reaches a person only through the display's escaping.
 	Why string
+	// Wrapper says the command only hands its literal -c string to bash,
+	// sh, dash or zsh (`bash -c 'a && b'`, `env FOO=1 sh -c '…'`), whose
+	// commands follow it, with its redirections: Line.Allowed judges
+	// those and skips it; a deny reads it as any command.
+	Wrapper bool
 	// starts are the offsets in Text where each of Words starts, -1 for
 	// a word that is part of a brace expansion.
 	starts []int
@@ -71,8 +78,13 @@ type Line struct {
 	// runs cannot be known and a deny must cover its words wherever they
 	// stand.
 	Commands []Command
-	// Parsed says the line parses as bash.
+	// Parsed says the line parses in its dialect (bash for Split). A
+	// fish line is never parsed.
 	Parsed bool
+	// Why says, when the line is not parsed, why ("does not parse as
+	// bash", "a fish line, which askperm does not read"); shown for the
+	// line as one opaque command.
+	Why string
 }
 
 // maxDepth bounds how deep lines handed to a shell are read, and
@@ -87,9 +99,13 @@ const (
 // one is opaque.
 const maxBraces = 64
 
-// Split reads line. It never fails: a line that does not parse is read
-// roughly (Line.Parsed false).
-func Split(line string) Line {
+// Split reads line as bash: SplitDialect(line, decision.DialectBash).
+func Split(line string) Line { return SplitDialect(line, decision.DialectBash) }
+
+// SplitDialect reads line as shell d runs it: bash ("" too), sh (POSIX;
+// "dash" too), zsh, or fish (never parsed). It never fails: a line that
+// does not parse is read roughly (Line.Parsed false).
+func SplitDialect(line string, d decision.Dialect) Line {
 	budget := maxInner
 	return split(line, 0, &budget)
 }
