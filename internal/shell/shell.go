@@ -1,6 +1,7 @@
 // Package shell reads a command line as a shell would: a command line →
 // its simple commands and opaque parts (protocol section 10). It parses
-// with mvdan.cc/sh's bash grammar and keeps, for each simple command
+// with mvdan.cc/sh's grammar of the line's dialect (bash, POSIX sh, zsh;
+// fish is not parsed) and keeps, for each simple command
 // anywhere in the line (after ; && || & |, newlines, in subshells,
 // blocks, compound commands and substitutions), the words known before
 // the line runs, after quote removal, brace expansion and the decoding of
@@ -16,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/askperm/askperm/decision"
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -39,7 +39,8 @@ type Command struct {
 	// that is not wholly known (`bash -c "$x"`, `eval $x`, `curl x | sh`).
 	Computed bool
 	// Text is the command as written, from its first word to its last
-	// (assignments and redirections left out); "" in a rough reading.
+	// (assignments and redirections left out); the whole line in a rough
+	// reading.
 	Text string
 	// Assigns are the assignments before the command (`FOO=1 go test`),
 	// as written: shown, never hiding the command.
@@ -73,10 +74,13 @@ type Command struct {
 type Line struct {
 	// Commands are the line's simple commands in the order they appear,
 	// nested ones (in a substitution, a -c string, an eval) after the
-	// command holding them. When the line does not parse, they are its
-	// rough reading: one opaque command starting at each word, since what
-	// runs cannot be known and a deny must cover its words wherever they
-	// stand.
+	// command holding them. A `[[ … ]]` or `(( … ))` test, a declaration
+	// (export, declare…) and an assignment of a variable that changes
+	// what runs (PATH=…) are listed as commands too. When the line does
+	// not parse, Commands is its rough reading: one opaque command of all
+	// its words, since what runs cannot be known and a deny must cover
+	// its words wherever they stand (Line.Denied reads a command from
+	// each of its words).
 	Commands []Command
 	// Parsed says the line parses in its dialect (bash for Split). A
 	// fish line is never parsed.
@@ -86,6 +90,33 @@ type Line struct {
 	// line as one opaque command.
 	Why string
 }
+
+
+// dialect is a shell whose lines are read.
+type dialect int
+
+const (
+	bash dialect = iota
+	posix
+	zsh
+	fish // or any shell askperm does not read
+)
+
+var dialectNames = [...]string{"bash", "sh", "zsh", "fish"}
+
+func dialectOf(d decision.Dialect) dialect {
+	switch d {
+	case decision.DialectBash, "":
+		return bash
+	case decision.DialectSh, "dash":
+		return posix
+	case decision.DialectZsh:
+		return zsh
+	}
+	return fish
+}
+
+var langs = [...]syntax.LangVariant{bash: syntax.LangBash, posix: syntax.LangPOSIX, zsh: syntax.LangZsh}
 
 // maxDepth bounds how deep lines handed to a shell are read, and
 // maxInner how many are read in all; one more is computed (what it runs
@@ -103,47 +134,225 @@ const maxBraces = 64
 func Split(line string) Line { return SplitDialect(line, decision.DialectBash) }
 
 // SplitDialect reads line as shell d runs it: bash ("" too), sh (POSIX;
-// "dash" too), zsh, or fish (never parsed). It never fails: a line that
-// does not parse is read roughly (Line.Parsed false).
+// "dash" too), zsh, or fish, which is not parsed (and any other: one
+// opaque command). It never fails: a line that does not parse is read
+// roughly (Line.Parsed false).
 func SplitDialect(line string, d decision.Dialect) Line {
 	budget := maxInner
-	return split(line, 0, &budget)
+	return split(line, dialectOf(d), 0, &budget)
 }
 
-func split(line string, depth int, budget *int) Line {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
-	if err != nil {
-		return rough(line)
+func split(line string, d dialect, depth int, budget *int) Line {
+	if d == fish {
+		return rough(line, "a "+string(decision.DialectFish)+" line, which askperm does not read")
 	}
-	r := &reader{src: line, depth: depth, budget: budget, piped: map[*syntax.Stmt]bool{}, aliases: map[string]string{}}
+	f, err := syntax.NewParser(syntax.Variant(langs[d])).Parse(strings.NewReader(line), "")
+	if d != bash && (err != nil || d == posix && strings.Contains(line, "$'")) {
+		return asBash(line, d, err == nil, depth, budget)
+	}
+	if err != nil {
+		return rough(line, "does not parse as "+dialectNames[d])
+	}
+	r := &reader{src: line, dialect: d, depth: depth, budget: budget, piped: map[*syntax.Stmt]bool{},
+		aliases: map[string]string{}, funcs: map[string]bool{}}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				r.funcs[n.Name.Value] = true
+			}
+			for _, name := range n.Names {
+				r.funcs[name.Value] = true
+			}
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				r.piped[n.Y] = true
 			}
-		case *syntax.Stmt:
-			if call, ok := n.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-				r.stmt(n, call)
-			}
 		}
+		return true
+	})
+	// outer are the statements holding the one visited, up to the
+	// nearest substitution: their redirections are its too.
+	var stack []syntax.Node
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		if st, ok := n.(*syntax.Stmt); ok {
+			r.statement(st, outerRedirs(stack))
+		}
+		stack = append(stack, n)
 		return true
 	})
 	r.expandAliases()
 	return Line{Commands: r.out, Parsed: true}
 }
 
+// asBash reads a line that dialect d does not parse, or that sh may
+// read otherwise than bash (`$'…'`, which some sh leave as written), as
+// bash, for a deny to read widest; every command is opaque, and the line
+// not parsed.
+func asBash(line string, d dialect, parsed bool, depth int, budget *int) Line {
+	l := split(line, bash, depth, budget)
+	l.Parsed, l.Why = false, "does not parse as "+dialectNames[d]
+	if parsed {
+		l.Why = "`$'…'` quoting, which not every sh reads"
+	}
+	for i := range l.Commands {
+		l.Commands[i].Opaque = true
+		l.Commands[i].Why = joinWhy(l.Commands[i].Why, l.Why)
+	}
+	return l
+}
+
+// outerRedirs are the redirections of the statements in stack (the
+// nodes holding a statement), up to the nearest substitution.
+func outerRedirs(stack []syntax.Node) []*syntax.Redirect {
+	var out []*syntax.Redirect
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return out
+		case *syntax.Stmt:
+			out = append(out, n.Redirs...)
+		}
+	}
+	return out
+}
+
 // reader reads one parsed line.
 type reader struct {
-	src    string
-	depth  int
-	budget *int // lines left to read (maxInner)
-	out    []Command
+	src     string
+	dialect dialect
+	depth   int
+	budget  *int // lines left to read (maxInner)
+	out     []Command
 	// piped are the statements whose standard input is a pipe.
 	piped map[*syntax.Stmt]bool
 	// aliases are the aliases the line defines: name → value.
 	aliases map[string]string
+	// funcs are the functions the line defines.
+	funcs map[string]bool
 }
+
+// text is the source of node n.
+func (r *reader) text(n syntax.Node) string {
+	return r.src[n.Pos().Offset():n.End().Offset()]
+}
+
+// statement reads st when it is a simple command, or another command
+// listed as one: a test, arithmetic, a declaration, an assignment of a
+// variable that changes what runs.
+func (r *reader) statement(st *syntax.Stmt, outer []*syntax.Redirect) {
+	switch cmd := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(cmd.Args) > 0 {
+			r.stmt(st, cmd, outer)
+			return
+		}
+		var why reasons
+		assigns := r.assigns(cmd.Assigns, &why)
+		if len(why) > 0 {
+			r.out = append(r.out, Command{Text: r.text(cmd), Assigns: assigns, Opaque: true, Why: why.String()})
+		}
+	case *syntax.TestClause:
+		r.out = append(r.out, Command{Text: r.text(cmd), Opaque: true, Why: "a test `[[ … ]]`, which may run arithmetic"})
+	case *syntax.ArithmCmd:
+		r.out = append(r.out, Command{Text: r.text(cmd), Opaque: true, Why: "arithmetic `(( … ))`"})
+	case *syntax.LetClause:
+		r.out = append(r.out, Command{Text: r.text(cmd), Opaque: true, Why: "arithmetic (let)"})
+	case *syntax.DeclClause:
+		r.decl(st, cmd, outer)
+	}
+}
+
+// decl reads a declaration (export, declare, local, readonly, typeset):
+// its words are its assignments as the shell reads them.
+func (r *reader) decl(st *syntax.Stmt, d *syntax.DeclClause, outer []*syntax.Redirect) {
+	c := Command{Text: r.text(d), Words: []string{d.Variant.Value}}
+	var why reasons
+	for _, a := range d.Args {
+		w, ok := r.assignWord(a, &why)
+		c.Words = append(c.Words, w)
+		if !ok {
+			c.Opaque, c.Partial = true, w != ""
+			if w == "" {
+				c.Words = c.Words[:len(c.Words)-1]
+			}
+			break
+		}
+	}
+	r.redirects(&c, st.Redirs, outer, &why)
+	c.Opaque = c.Opaque || len(why) > 0
+	c.Why = why.String()
+	r.out = append(r.out, c)
+}
+
+// assignWord is assignment a as a declaration's word after quote
+// removal, and whether it is wholly known and changes nothing that
+// decides what runs.
+func (r *reader) assignWord(a *syntax.Assign, why *reasons) (string, bool) {
+	if a.Name == nil { // an option, as -x
+		text, whole, because := r.literal(a.Value, true)
+		why.add(because)
+		return text, whole
+	}
+	name := a.Name.Value
+	if runtimeVar(name) {
+		why.add("sets " + name)
+	}
+	if a.Index != nil || a.Array != nil {
+		why.add("assigns an array " + name)
+		return name, false
+	}
+	if a.Naked {
+		return name, !runtimeVar(name)
+	}
+	op := "="
+	if a.Append {
+		op = "+="
+	}
+	if a.Value == nil {
+		return name + op, !runtimeVar(name)
+	}
+	text, whole, because := r.literal(a.Value, false)
+	why.add(because)
+	return name + op + text, whole && !runtimeVar(name)
+}
+
+// assigns are the assignments before a command as written; why gets a
+// reason for each that is not wholly known or sets a variable that
+// changes what runs.
+func (r *reader) assigns(as []*syntax.Assign, why *reasons) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, r.text(a))
+		r.assignWord(a, why)
+	}
+	return out
+}
+
+// runtimeVar reports whether setting the variable name changes which
+// program runs, or what it loads or the shell runs before it.
+func runtimeVar(name string) bool {
+	return slices.Contains(runtimeVars, name) || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+var runtimeVars = []string{"PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "ZDOTDIR", "PROMPT_COMMAND",
+	"GLOBIGNORE", "BASH_LOADABLES_PATH", "FPATH", "PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT"}
+
+// reasons are the phrases of Command.Why.
+type reasons []string
+
+func (w *reasons) add(phrase string) {
+	if phrase != "" && !slices.Contains(*w, phrase) {
+		*w = append(*w, phrase)
+	}
+}
+
+func (w reasons) String() string { return strings.Join(w, "; ") }
 
 // word is one word of a command after brace expansion: its known text
 // and whether that is all of it.
@@ -151,14 +360,20 @@ type word struct {
 	text  string
 	whole bool
 	start int // offset in the line of the argument it comes from; -1 within a brace expansion
+	// why says what is not known of it, or, for a whole word, what
+	// makes it doubtful (read as bash would, which the dialect may not).
+	why string
 }
 
 // stmt reads a simple command, and the lines it hands a shell.
-func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
-	ws := words(call.Args)
+func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr, outer []*syntax.Redirect) {
+	ws := r.words(call.Args)
+	var why reasons
 	named := len(ws) > 0 && !ws[0].whole && ws[0].start >= 0
 	if base, ok := knownBase(call.Args[0]); named && ok {
+		why.add(ws[0].why)
 		ws[0].text, ws[0].whole = base, true // "$d"/rm, ~/bin/rm: rm
+		why.add("a computed command")
 	} else {
 		named = false
 	}
@@ -170,13 +385,29 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 			c.Words = append(c.Words, w.text)
 			c.starts = append(c.starts, max(w.start-begin, -1))
 		}
+		why.add(w.why)
 		if !w.whole {
 			c.Opaque, c.Partial = true, w.text != ""
 			break
 		}
 	}
-	c.Opaque = c.Opaque || named
 	c.Computed = computed(ws)
+	if c.Computed {
+		why.add("a computed command")
+	}
+	c.Assigns = r.assigns(call.Assigns, &why)
+	r.redirects(&c, st.Redirs, outer, &why)
+	if len(c.Words) > 0 {
+		name := c.Words[ranAt(c.Words)]
+		switch {
+		case r.funcs[name]:
+			why.add("defined in this line (function)")
+		case codeRunners[name] != "":
+			why.add(codeRunners[name])
+		}
+	}
+	c.Opaque = c.Opaque || named || len(why) > 0
+	c.Why = why.String()
 	i := len(r.out)
 	r.out = append(r.out, c)
 	// Any word may be the command a wrapper runs (sudo, env, xargs…).
@@ -187,10 +418,10 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 		switch name := Name(w.text); {
 		case handsALine(name) && (r.depth >= maxDepth || *r.budget <= 0):
 			r.out[i].Computed = true // more lines than are read
-		case shells[name]:
-			r.shellArgs(ws[k+1:], st, &r.out[i].Computed)
+		case isShell(name):
+			r.shellArgs(ws, k, st, i)
 		case lineOptions[name] != nil:
-			r.optionLine(ws[k+1:], lineOptions[name], &r.out[i].Computed)
+			r.optionLine(ws[k+1:], lineOptions[name], i)
 		case name == "watch": // runs its words with sh -c
 			j := k + 1
 			for j < len(ws) && ws[j].whole && strings.HasPrefix(ws[j].text, "-") {
@@ -200,13 +431,91 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr) {
 				j++
 			}
 			text, whole := joined(ws[min(j, len(ws)):])
-			r.inner(text, whole, &r.out[i].Computed)
+			r.inner(text, whole, i, handOff{d: posix, inner: "run by watch"})
 		case name == "eval":
 			text, whole := joined(ws[k+1:])
-			r.inner(text, whole, &r.out[i].Computed)
+			r.inner(text, whole, i, handOff{d: r.dialect, inner: "run by eval"})
 		case name == "alias":
-			r.alias(ws[k+1:], &r.out[i].Computed)
+			r.alias(ws[k+1:], i)
 		}
+	}
+	if r.out[i].Computed && !c.Computed {
+		r.out[i].Opaque = true
+		r.out[i].Why = joinWhy(r.out[i].Why, "runs a line that is not wholly known")
+	}
+}
+
+func joinWhy(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// codeRunners are the builtins that run code the line does not show, or
+// change how later commands run, and why in words.
+var codeRunners = map[string]string{
+	"eval": "eval", "source": "source", ".": "source", "trap": "runs a line later (trap)", "alias": "defines an alias",
+	"enable": "loads a builtin (enable)", "fc": "runs history (fc)", "unalias": "changes aliases", "set": "changes shell options",
+	"shopt": "changes shell options", "setopt": "changes shell options", "unsetopt": "changes shell options",
+	"hash": "changes the command table (hash)", "autoload": "loads functions (autoload)", "zmodload": "loads a module (zmodload)",
+	"coproc": "a coprocess", "repeat": "a loop (repeat)", "exec": "replaces the shell (exec)", "builtin": "a builtin by name",
+	"command": "a command by name",
+}
+
+// ranAt is the index in words of the command that runs: past the
+// builtins that run the command their words name (command, builtin,
+// exec, with their options).
+func ranAt(words []string) int {
+	i := 0
+	for i+1 < len(words) && (words[i] == "command" || words[i] == "builtin" || words[i] == "exec") {
+		i++
+		for i+1 < len(words) && strings.HasPrefix(words[i], "-") {
+			i++
+		}
+	}
+	return i
+}
+
+// dataReaders are the commands that read a here-document as data, not
+// code: one fed to any other command makes it opaque.
+var dataReaders = []string{"cat", "tee", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "grep"}
+
+// redirects fills c.Redirects from the output redirections of the
+// statement (own) and those holding it (outer), and why for each not
+// wholly known or, a here-document or here-string, fed to a command
+// that is not a data reader.
+func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reasons) {
+	for _, rd := range slices.Concat(own, outer) {
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if len(c.Words) > 0 && !slices.Contains(dataReaders, Name(c.Words[0])) {
+				what := "a here-document"
+				if rd.Op == syntax.WordHdoc {
+					what = "a here-string"
+				}
+				why.add(what + " fed to " + Name(c.Words[0]))
+			}
+			continue
+		case syntax.RdrIn, syntax.DplIn:
+			continue
+		}
+		target, whole, because := r.literal(rd.Word, true)
+		if rd.Op == syntax.DplOut && whole && (target == "-" || target != "" && strings.Trim(target, "0123456789") == "") {
+			continue // N>&M, N>&-
+		}
+		if !whole {
+			why.add(joinWhy("writes to a file not known", because))
+			continue
+		}
+		if target == "/dev/null" {
+			continue
+		}
+		op := rd.Op.String()
+		if rd.N != nil {
+			op = rd.N.Value + op
+		}
+		c.Redirects = append(c.Redirects, Redirect{Op: op, Target: target})
 	}
 }
 
@@ -250,7 +559,7 @@ func knownBase(w *syntax.Word) (string, bool) {
 		return "", false
 	}
 	base := lit.Value[i+1:]
-	return base, base != "" && !strings.ContainsAny(base, "*?[{~\\")
+	return base, base != "" && !strings.ContainsAny(base, "*?[{~\\(")
 }
 
 // lineOptions are the options after which a command takes a command
@@ -264,27 +573,42 @@ var lineOptions = map[string][]string{
 // handsALine reports whether the command name may run a command line
 // among its words.
 func handsALine(name string) bool {
-	return shells[name] || name == "eval" || name == "alias" || name == "watch" || lineOptions[name] != nil
+	return isShell(name) || name == "eval" || name == "alias" || name == "watch" || lineOptions[name] != nil
 }
 
 // optionLine reads the line that follows one of options in args.
-func (r *reader) optionLine(args []word, options []string, computed *bool) {
+func (r *reader) optionLine(args []word, options []string, i int) {
 	for j := 0; j+1 < len(args) && args[j].whole; j++ {
 		if slices.Contains(options, args[j].text) {
-			r.inner(args[j+1].text, args[j+1].whole, computed)
+			r.inner(args[j+1].text, args[j+1].whole, i, handOff{d: bash, inner: "run by " + Name(r.out[i].Words[0]) + " " + args[j].text})
 			return
 		}
 	}
 }
 
 // shells are the interpreters whose -c string, here-string or
-// here-document, or standard input, is a command line.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "busybox": true, "yash": true, "posh": true}
+// here-document, or standard input, is a command line, and the dialect
+// each is read in: a shell askperm does not read (fish) is read as bash
+// for a deny, and its commands are Inner.
+var shells = map[string]dialect{"sh": posix, "bash": bash, "dash": posix, "zsh": zsh, "ksh": fish, "mksh": fish, "ash": fish,
+	"busybox": fish, "yash": fish, "posh": fish}
 
-// shellArgs reads what a shell given args runs: its -c string, else,
-// when no script is named, its standard input (a here-string or
-// here-document of st, or a pipe: not known).
-func (r *reader) shellArgs(args []word, st *syntax.Stmt, computed *bool) {
+func isShell(name string) bool {
+	_, ok := shells[name]
+	return ok
+}
+
+// plainShellOptions are the option letters of a shell that change
+// nothing of what its -c string runs but how it stops or traces: with
+// only these, the shell is a Wrapper.
+const plainShellOptions = "ceuxvnlo"
+
+// shellArgs reads what the shell ws[k] runs: its -c string, else, when
+// no script is named, its standard input (a here-string or
+// here-document of st, or a pipe: not known). i is the command's index.
+func (r *reader) shellArgs(ws []word, k int, st *syntax.Stmt, i int) {
+	args := ws[k+1:]
+	d, plain := shells[Name(ws[k].text)], envOnly(ws[:k])
 	dashC, stdin, j := false, false, 0
 	for ; j < len(args); j++ {
 		a := args[j]
@@ -299,41 +623,69 @@ func (r *reader) shellArgs(args []word, st *syntax.Stmt, computed *bool) {
 			if a.text == "--rcfile" || a.text == "--init-file" {
 				j++
 			}
+			plain = plain && slices.Contains([]string{"--login", "--norc", "--noprofile", "--posix"}, a.text)
 			continue
 		}
 		if strings.ContainsAny(a.text[1:], "oO") {
 			j++ // -o option takes a word
 		}
+		plain = plain && strings.Trim(a.text[1:], plainShellOptions) == ""
 		dashC = dashC || a.text[0] == '-' && strings.Contains(a.text, "c")
 		stdin = stdin || a.text[0] == '-' && strings.Contains(a.text, "s")
 	}
 	switch {
 	case dashC && j < len(args):
-		r.inner(args[j].text, args[j].whole, computed)
+		rd := handOff{d: d, redirects: r.out[i].Redirects}
+		if d == fish {
+			rd = handOff{d: bash, inner: "run by " + Name(ws[k].text) + ", which askperm does not read"}
+		}
+		r.out[i].Wrapper = plain && d != fish && args[j].whole && r.out[i].Why == ""
+		r.inner(args[j].text, args[j].whole, i, rd)
 		return
 	case dashC:
 		return // no string: an error
 	case j < len(args) && !stdin:
 		return // runs a script file, as any program does
 	}
+	if d == fish {
+		d = bash
+	}
 	for _, rd := range st.Redirs {
 		switch rd.Op {
 		case syntax.WordHdoc:
-			text, whole := literal(rd.Word)
-			r.inner(text, whole, computed)
+			text, whole, _ := r.literal(rd.Word, false)
+			r.inner(text, whole, i, handOff{d: d, inner: "read from a here-string"})
 		case syntax.Hdoc, syntax.DashHdoc:
-			text, whole := hdoc(rd)
-			r.inner(text, whole, computed)
+			text, whole := r.hdoc(rd)
+			r.inner(text, whole, i, handOff{d: d, inner: "read from a here-document"})
 		}
 	}
 	if r.piped[st] {
-		*computed = true // runs what another command prints
+		r.out[i].Computed = true // runs what another command prints
 	}
+}
+
+// envOnly reports whether ws, the words before a shell, are nothing or
+// env with only options that take nothing and assignments.
+func envOnly(ws []word) bool {
+	if len(ws) == 0 {
+		return true
+	}
+	if Name(ws[0].text) != "env" {
+		return false
+	}
+	for _, w := range ws[1:] {
+		name, _, assign := strings.Cut(w.text, "=")
+		if !w.whole || !(w.text == "-i" || w.text == "-" || w.text == "--ignore-environment" || assign && name != "" && !runtimeVar(name) && !strings.HasPrefix(name, "-")) {
+			return false
+		}
+	}
+	return true
 }
 
 // alias records the aliases defined by args (name=value): each value is
 // also read as a line.
-func (r *reader) alias(args []word, computed *bool) {
+func (r *reader) alias(args []word, i int) {
 	for _, a := range args {
 		name, value, ok := strings.Cut(a.text, "=")
 		if !ok {
@@ -342,85 +694,66 @@ func (r *reader) alias(args []word, computed *bool) {
 		if a.whole {
 			r.aliases[name] = value
 		}
-		r.inner(value, a.whole, computed)
+		r.inner(value, a.whole, i, handOff{d: r.dialect, inner: "defined in this line (alias)"})
 	}
 }
 
 // expandAliases reads again, with the alias's value for its name, each
-// command named by an alias the line defines.
+// command named by an alias the line defines, and makes it opaque.
 func (r *reader) expandAliases() {
 	if len(r.aliases) == 0 {
 		return
 	}
-	for _, c := range r.out {
+	for i := range r.out {
+		c := r.out[i]
 		if len(c.Words) == 0 || c.Partial && len(c.Words) == 1 || c.Text == "" {
 			continue
 		}
 		if value, ok := r.aliases[c.Words[0]]; ok {
-			var computed bool
-			r.inner(value+c.rest, true, &computed)
+			r.out[i].Opaque = true
+			r.out[i].Why = joinWhy(c.Why, "defined in this line (alias)")
+			r.inner(value+c.rest, true, i, handOff{d: r.dialect, inner: "defined in this line (alias)"})
 		}
 	}
 }
 
-// inner reads text, a line a command hands a shell, whole or only its
-// known start (whole false: what it runs is then not known, computed,
+// handOff is how a line handed to a shell is read: in dialect d; its
+// commands Inner, for the reason inner, unless it is ""; with the
+// output redirections of the command handing it.
+type handOff struct {
+	d         dialect
+	inner     string
+	redirects []Redirect
+}
+
+// inner reads text, a line the command at i hands a shell, whole or only
+// its known start (whole false: what it runs is then not known, computed,
 // and its last command may go on past the start).
-func (r *reader) inner(text string, whole bool, computed *bool) {
+func (r *reader) inner(text string, whole bool, i int, how handOff) {
 	if !whole {
-		*computed = true
+		r.out[i].Computed = true
 	}
 	if r.depth >= maxDepth || *r.budget <= 0 {
-		*computed = true
+		r.out[i].Computed = true
 		return
 	}
 	*r.budget--
-	l := split(text, r.depth+1, r.budget)
+	l := split(text, how.d, r.depth+1, r.budget)
 	if n := len(l.Commands); !whole && n > 0 {
 		last := &l.Commands[n-1]
 		last.Opaque = true
 		last.Partial = last.Partial || len(last.Words) > 0 && !strings.HasSuffix(text, " ") && !strings.HasSuffix(text, "\t")
+		last.Why = joinWhy(last.Why, "its end is not known")
+	}
+	for k := range l.Commands {
+		c := &l.Commands[k]
+		c.Redirects = append(c.Redirects, how.redirects...)
+		if how.inner != "" {
+			c.Inner = true
+			c.Why = joinWhy(c.Why, how.inner)
+		}
 	}
 	r.out = append(r.out, l.Commands...)
-}
-
-// words are the words of args after brace expansion.
-func words(args []*syntax.Word) []word {
-	var out []word
-	for _, a := range args {
-		start := int(a.Pos().Offset())
-		expanded := braces(a)
-		if expanded == nil {
-			out = append(out, word{"", false, start}) // too many to read
-			continue
-		}
-		if len(expanded) > 1 {
-			start = -1
-		}
-		for _, w := range expanded {
-			text, whole := literal(w)
-			out = append(out, word{text, whole, start})
-		}
-	}
-	return out
-}
-
-// braces is w brace-expanded (`{rm,-rf}` → rm -rf; w itself when it
-// holds no brace expansion), nil when it expands to more than maxBraces
-// words. What braces are left are literal (`{}`, `{a}`).
-func braces(w *syntax.Word) []*syntax.Word {
-	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-	if !syntax.SplitBraces(cp) {
-		return []*syntax.Word{w}
-	}
-	var out []*syntax.Word
-	for e, err := range expand.BracesSeq(nil, cp) {
-		if err != nil || len(out) == maxBraces {
-			return nil
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // joined is the words of eval: joined by spaces as far as known.
@@ -435,122 +768,18 @@ func joined(ws []word) (string, bool) {
 	return strings.Join(texts, " "), true
 }
 
-// hdoc is the text of a here-document as far as it is known: an
-// unquoted delimiter lets it expand.
-func hdoc(rd *syntax.Redirect) (string, bool) {
-	if rd.Hdoc == nil {
-		return "", true
-	}
-	_, plain := rd.Word.Parts[0].(*syntax.Lit)
-	plain = plain && len(rd.Word.Parts) == 1 && !strings.Contains(rd.Word.Lit(), `\`)
-	var b strings.Builder
-	for _, p := range rd.Hdoc.Parts {
-		lit, ok := p.(*syntax.Lit)
-		if !ok {
-			return b.String(), false
-		}
-		if plain {
-			b.WriteString(inDoubleQuotes(lit.Value))
-		} else {
-			b.WriteString(lit.Value)
-		}
-	}
-	return b.String(), true
-}
-
-// literal is the text of w after quote removal as far as it is known
-// before the line runs; whole says that is all of w.
-func literal(w *syntax.Word) (text string, whole bool) {
-	var b strings.Builder
-	for i, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			s, ok := unquoted(p.Value, i == 0)
-			b.WriteString(s)
-			if !ok {
-				return b.String(), false
-			}
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				s, ok := ansiC(p.Value)
-				b.WriteString(s)
-				if !ok {
-					return b.String(), false
-				}
-				continue
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			if p.Dollar { // $"…" is translated
-				return b.String(), false
-			}
-			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return b.String(), false
-				}
-				b.WriteString(inDoubleQuotes(lit.Value))
-			}
-		default: // an expansion, a substitution, an extended glob
-			return b.String(), false
-		}
-	}
-	return b.String(), true
-}
-
-// unquoted removes the backslashes of an unquoted literal, stopping
-// before what the shell expands: a glob character, or a tilde starting
-// the word (first). Braces are expanded before (braces).
-func unquoted(s string, first bool) (string, bool) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s):
-			i++
-			if s[i] != '\n' {
-				b.WriteByte(s[i])
-			}
-		case strings.IndexByte("*?[", c) >= 0, c == '~' && first && i == 0:
-			return b.String(), false
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), true
-}
-
-// inDoubleQuotes removes the backslashes that escape in double quotes.
-func inDoubleQuotes(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // roughSeparators are what may separate or splice commands in a line
 // that does not parse, in any shell, and = (an alias's or assignment's
 // value may be a command).
 const roughSeparators = ";&|()<>{}`$=\n\r\t "
 
-// rough reads a line that does not parse: its words split at blanks and
-// at every character that may separate commands, quotes and backslashes
-// dropped, and an opaque command starting at each word.
-func rough(line string) Line {
+// rough reads a line that is not parsed: one opaque command, for the
+// reason why, of its words split at blanks and at every character that
+// may separate commands, quotes and backslashes dropped.
+func rough(line, why string) Line {
 	words := strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(roughSeparators, r) })
-	var out Line
 	for i := range words {
 		words[i] = strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(words[i])
 	}
-	for i := range words {
-		out.Commands = append(out.Commands, Command{Words: words[i:], Opaque: true})
-	}
-	return out
+	return Line{Commands: []Command{{Words: words, Opaque: true, Text: line, Why: why}}, Why: why}
 }

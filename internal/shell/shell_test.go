@@ -30,7 +30,7 @@ func TestSplit(t *testing.T) {
 		{"FOO=1 ls > x && (cd /; pwd) | wc", []Command{{Words: []string{"ls"}}, {Words: []string{"cd", "/"}}, {Words: []string{"pwd"}}, {Words: []string{"wc"}}}, true},
 		{"echo $(id -u)", []Command{{Words: []string{"echo"}, Opaque: true}, {Words: []string{"id", "-u"}}}, true},
 		{"X=1", nil, true},
-		{"a 'b", []Command{{Words: []string{"a", "b"}, Opaque: true}, {Words: []string{"b"}, Opaque: true}}, false},
+		{"a 'b", []Command{{Words: []string{"a", "b"}, Opaque: true}}, false},
 	} {
 		got := Split(tc.line)
 		if got.Parsed != tc.parsed || !slices.EqualFunc(got.Commands, tc.want, func(a, b Command) bool {
