@@ -91,7 +91,6 @@ type Line struct {
 	Why string
 }
 
-
 // dialect is a shell whose lines are read.
 type dialect int
 
