@@ -235,9 +235,14 @@ type reader struct {
 	funcs map[string]bool
 }
 
-// text is the source of node n.
+// text is the source of node n; "" for a node made by brace expansion,
+// which has no place in the line.
 func (r *reader) text(n syntax.Node) string {
-	return r.src[n.Pos().Offset():n.End().Offset()]
+	begin, end := n.Pos().Offset(), n.End().Offset()
+	if !n.Pos().IsValid() || !n.End().IsValid() || begin > end || int(end) > len(r.src) {
+		return ""
+	}
+	return r.src[begin:end]
 }
 
 // statement reads st when it is a simple command, or another command
@@ -438,7 +443,7 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr, outer []*syntax.Re
 			r.alias(ws[k+1:], i)
 		}
 	}
-	if r.out[i].Computed && !c.Computed {
+	if r.out[i].Computed && r.out[i].Why == "" {
 		r.out[i].Opaque = true
 		r.out[i].Why = joinWhy(r.out[i].Why, "runs a line that is not wholly known")
 	}
@@ -458,7 +463,7 @@ var codeRunners = map[string]string{
 	"enable": "loads a builtin (enable)", "fc": "runs history (fc)", "unalias": "changes aliases", "set": "changes shell options",
 	"shopt": "changes shell options", "setopt": "changes shell options", "unsetopt": "changes shell options",
 	"hash": "changes the command table (hash)", "autoload": "loads functions (autoload)", "zmodload": "loads a module (zmodload)",
-	"coproc": "a coprocess", "repeat": "a loop (repeat)", "exec": "replaces the shell (exec)", "builtin": "a builtin by name",
+	"repeat": "a loop (repeat)", "exec": "replaces the shell (exec)", "builtin": "a builtin by name",
 	"command": "a command by name",
 }
 
@@ -660,7 +665,8 @@ func (r *reader) shellArgs(ws []word, k int, st *syntax.Stmt, i int) {
 		}
 	}
 	if r.piped[st] {
-		r.out[i].Computed = true // runs what another command prints
+		r.out[i].Computed, r.out[i].Opaque = true, true
+		r.out[i].Why = joinWhy(r.out[i].Why, "runs what another command prints")
 	}
 }
 

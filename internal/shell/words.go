@@ -20,10 +20,14 @@ func (r *reader) words(args []*syntax.Word) []word {
 		if len(expanded) > 1 {
 			start = -1
 		}
+		_, _, orig := r.literal(a, false) // names the parts as written
 		for _, w := range expanded {
 			text, whole, why := r.literal(w, false)
-			if why == "" {
+			switch {
+			case why == "":
 				why = doubt
+			case orig != "":
+				why = orig
 			}
 			out = append(out, word{text, whole, start, why})
 		}
@@ -76,7 +80,7 @@ func (r *reader) literal(w *syntax.Word, target bool) (string, bool, string) {
 			s, ok := unquoted(p.Value, i == 0, r.dialect)
 			b.WriteString(s)
 			if !ok {
-				if r.dialect == zsh && strings.ContainsAny(p.Value, "(") {
+				if r.dialect == zsh && strings.Contains(r.text(w), "(") {
 					return b.String(), false, "a zsh glob qualifier `" + r.text(w) + "`"
 				}
 				if i == 0 && strings.HasPrefix(p.Value, "~") {

@@ -1,0 +1,141 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/askperm/askperm/decision"
+)
+
+// summary is a line's reading in one string: each command's MatchText,
+// then * when it is Static, W when it is a Wrapper, its Why in braces.
+func summary(l Line) string {
+	var out []string
+	for _, c := range l.Commands {
+		s := c.MatchText()
+		if c.Static() {
+			s += " *"
+		}
+		if c.Wrapper {
+			s += " W"
+		}
+		if c.Why != "" {
+			s += " {" + c.Why + "}"
+		}
+		if len(c.Assigns) > 0 {
+			s = strings.Join(c.Assigns, " ") + " " + s
+		}
+		out = append(out, s)
+	}
+	if !l.Parsed {
+		out = append(out, "(not parsed: "+l.Why+")")
+	}
+	return strings.Join(out, " | ")
+}
+
+// Section 10 for an allow: what is split, what is opaque and why, in
+// each dialect.
+func TestSplitDialect(t *testing.T) {
+	for _, tc := range []struct {
+		d          decision.Dialect
+		line, want string
+	}{
+		{"", "go test ./a && go test ./b", "go test ./a * | go test ./b *"},
+		{"", "go test ./... && curl x | sh", "go test ./... * | curl x * | sh {runs what another command prints}"},
+		{"", "go test $(curl x)", "go test {runs the output of `curl x`} | curl x *"},
+		{"", "echo x > ~/.bashrc", "echo x {writes to a file not known; a home directory `~/.bashrc`}"},
+		{"", "echo x > out.txt 2>err >>log &>all >|c 2>&1 >/dev/null <in 3<>rw", "echo x > out.txt 2> err >> log &> all >| c 3<> rw *"},
+		{"", "FOO=1 go test", "FOO=1 go test *"},
+		{"", "PATH=/tmp go test", "PATH=/tmp go test {sets PATH}"},
+		{"", "FOO=1", ""},
+		{"", "# only a comment", ""},
+		{"", "PATH=/x; ls", "PATH=/x  {sets PATH} | ls *"},
+		{"", "bash -c 'ls && pwd'", "bash -c ls && pwd * W | ls * | pwd *"},
+		{"", "env FOO=1 sh -ec 'ls' > out", "env FOO=1 sh -ec ls > out * W | ls > out *"},
+		{"", "sudo bash -c 'ls'", "sudo bash -c ls * | ls *"},
+		{"", "bash -i -c 'ls'", "bash -i -c ls * | ls *"},
+		{"", "zsh -c 'ls =(x)'", "zsh -c ls =(x) * W | ls {process substitution `=(x)`} | x *"},
+		{"", "eval ls", "eval ls {eval} | ls {run by eval}"},
+		{"", "source x; . y", "source x {source} | . y {source}"},
+		{"", "f() { ls; }; f", "ls * | f {defined in this line (function)}"},
+		{"", "alias l=ls; l -a", "alias l=ls {defines an alias} | ls {defined in this line (alias)} | l -a {defined in this line (alias)} | ls -a {defined in this line (alias)}"},
+		{"", "python3 <<EOF\nprint(1)\nEOF", "python3 {a here-document fed to python3}"},
+		{"", "cat <<EOF > out\nhi $(id)\nEOF", "cat > out * | id *"},
+		{"", "ls *.go", "ls {a glob `*.go`}"},
+		{"", "echo $HOME", "echo {uses $HOME}"},
+		{"", "cat <(ls)", "cat {process substitution `<(ls)`} | ls *"},
+		{"", "echo $((x++))", "echo {arithmetic `$((x++))`}"},
+		{"", "((x=1)); [[ -v x ]]", " {arithmetic `(( … ))`} |  {a test `[[ … ]]`, which may run arithmetic}"},
+		{"", "{ echo a; ls; } > out", "echo a > out * | ls > out *"},
+		{"", "echo $(ls) > out", "echo > out {runs the output of `ls`} | ls *"},
+		{"", "if a; then b; elif c; then :; else d; fi; while e; do f; done; for i in x; do g; done", "a * | b * | c * | : * | d * | e * | f * | g *"},
+		{"", "case x in y) a;; esac; select i in x; do b; done; ( c ); ! d; time e; coproc g", "a * | b * | c * | d * | e * | g *"},
+		{"", "exec $x", "exec {uses $x; a computed command; replaces the shell (exec)}"},
+		{"", "export FOO=1 && export PATH=/x", "export FOO=1 * | export PATH=/x {sets PATH}"},
+		{"", "ls foo(N)", "ls foo N {does not parse as bash} | (not parsed: does not parse as bash)"},
+		{"zsh", "ls =(cmd)", "ls {process substitution `=(cmd)`} | cmd *"},
+		{"zsh", "=ls -l", " {zsh's `=ls` (a path search); a computed command}"},
+		{"zsh", "ls *(N) foo(e:x:) a^b", "ls {a zsh glob qualifier `*(N)`}"},
+		{"zsh", "ls foo(e:x:)", "ls foo {a zsh glob qualifier `foo(e:x:)`}"},
+		{"zsh", "git add {a,b}.go", "git add a.go b.go *"},
+		{"zsh", "echo {1..3}", "echo 1 2 3 {a range `{1..3}`, which zsh may read otherwise}"},
+		{"fish", "ls; and echo (pwd)", "ls and echo pwd {a fish line, which askperm does not read} | (not parsed: a fish line, which askperm does not read)"},
+		{"sh", "echo {a,b}", "echo a b {braces `{a,b}`, which sh does not expand}"},
+		{"sh", "echo $'x'", "echo x {`$'…'` quoting, which not every sh reads} | (not parsed: `$'…'` quoting, which not every sh reads)"},
+		{"dash", "[[ x ]] && ls", " {a glob `[[`; a computed command} | ls *"},
+		{"sh", "a &> f", "a &> f {does not parse as sh} | (not parsed: does not parse as sh)"},
+	} {
+		if got := summary(SplitDialect(tc.line, tc.d)); got != tc.want {
+			t.Errorf("%s %q:\n got %s\nwant %s", tc.d, tc.line, got, tc.want)
+		}
+	}
+}
+
+// globCovers is an allow of patterns, each exact or a prefix ending in *.
+func globCovers(patterns ...string) func(string) bool {
+	return func(s string) bool {
+		return slices.ContainsFunc(patterns, func(p string) bool {
+			lead, glob := strings.CutSuffix(p, "*")
+			return p == s || glob && strings.HasPrefix(s, lead)
+		})
+	}
+}
+
+// An allow covers a line only when it covers every command and none is
+// opaque; a -c wrapper is judged by its commands; a line running no
+// command is allowed by nothing.
+func TestAllowed(t *testing.T) {
+	covers := globCovers("go test *", "git status", "ls", "pwd", "echo *")
+	for line, want := range map[string]bool{
+		"go test ./... && git status":        true,
+		"go test ./a; go test ./b":           true,
+		"go test ./... && curl x | sh":       false,
+		"go test $(curl x)":                  false,
+		"bash -c 'ls && pwd'":                true,
+		"bash -lc 'ls; git status'":          true,
+		"sudo bash -c 'ls'":                  false,
+		"bash -c \"$x\"":                     false,
+		"echo x > ~/.bashrc":                 false,
+		"echo x > /dev/null 2>&1":            true,
+		"FOO=1 go test ./x":                  true,
+		"PATH=/tmp/evil go test ./x":         false,
+		"PATH=/tmp/evil; go test ./x":        false,
+		"FOO=1":                              false,
+		"":                                   false,
+		"# ls":                               false,
+		"eval ls":                            false,
+		"ls; f() { ls; }; f":                 false,
+		"{ echo a; } > ~/.bashrc":            false,
+		"ls 'a b":                            false,
+		"go test ./... # and a comment":      true,
+		"(ls) && { pwd; } || ! git status &": true,
+	} {
+		if got := Split(line).Allowed(covers); got != want {
+			t.Errorf("%q: allowed %v, want %v (%s)", line, got, want, summary(Split(line)))
+		}
+	}
+	if got := SplitDialect("ls", decision.DialectFish).Allowed(func(string) bool { return true }); got {
+		t.Error("a fish line is allowed")
+	}
+}
