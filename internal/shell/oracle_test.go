@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/askperm/askperm/decision"
 )
 
 // stubs are programs for the oracle's PATH: rm logs its words and runs
@@ -121,6 +124,327 @@ func TestDenyCoversWhatTheShellRuns(t *testing.T) {
 		t.Logf("%s ran rm -rf from %d of %d lines", sh, n, len(lines))
 		if sh == "bash" && n < len(lines)/4 {
 			t.Errorf("bash ran rm -rf from only %d lines: the oracle does not run them", n)
+		}
+	}
+}
+
+// stubNames are the programs of the static oracle's PATH: each logs its
+// argv and runs nothing; fail also fails, for the left side of ||; cat
+// is one, to read a here-document as data.
+var stubNames = []string{"alpha", "beta", "gamma", "delta", "fail", "cat"}
+
+// ran is what the static oracle saw a line do: the argv of each stub run
+// (joined by NULs, sorted) and the files written in its directory.
+type ran struct{ argvs, files []string }
+
+// runStubbed runs lines under shell, each in its own subshell and
+// directory, with PATH only the stubs and the shells lines hand strings
+// to. A stub logs one record per run: the line's number, then its argv,
+// each ended by a NUL, then a newline and a NUL.
+func runStubbed(t *testing.T, shell string, lines []string) []ran {
+	t.Helper()
+	dir := t.TempDir()
+	bin, work, log := filepath.Join(dir, "bin"), filepath.Join(dir, "work"), filepath.Join(dir, "log")
+	for _, d := range []string{bin, work} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range stubNames {
+		body := `printf '%s\0' "$ORACLE_LINE" "${0##*/}" "$@" '` + "\n" + `' >> "$ORACLE_LOG"`
+		if name == "fail" {
+			body += "\nexit 1"
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tool := range []string{"bash", "sh", "zsh", "env"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var script strings.Builder
+	for i, l := range lines {
+		d := filepath.Join(work, fmt.Sprint(i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&script, "cd %s && ( ORACLE_LINE=%d; export ORACLE_LINE; eval %s\nwait ) </dev/null >/dev/null 2>&1\n", shq(d), i, shq(l))
+	}
+	file := filepath.Join(dir, "script")
+	if err := os.WriteFile(file, []byte(script.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(shell, file)
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + filepath.Join(dir, "home"), "ORACLE_LOG=" + log}
+	stderr, _ := cmd.CombinedOutput() // some lines fail; what ran is in the log
+	out, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatalf("%s ran nothing: %v: %.500s", shell, err, stderr)
+	}
+	runs := make([]ran, len(lines))
+	for _, rec := range strings.Split(string(out), "\n\x00") {
+		fields := strings.Split(strings.TrimSuffix(rec, "\x00"), "\x00")
+		var i int
+		if _, err := fmt.Sscan(fields[0], &i); err != nil || len(fields) < 2 || i < 0 || i >= len(lines) {
+			continue
+		}
+		runs[i].argvs = append(runs[i].argvs, strings.Join(fields[1:], "\x00"))
+	}
+	for i := range runs {
+		slices.Sort(runs[i].argvs)
+		entries, err := os.ReadDir(filepath.Join(work, fmt.Sprint(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			runs[i].files = append(runs[i].files, e.Name())
+		}
+	}
+	return runs
+}
+
+// missing are the strings of a not in b, as multisets.
+func missing(a, b []string) []string {
+	var out []string
+	b = slices.Clone(b)
+	for _, s := range a {
+		if i := slices.Index(b, s); i >= 0 {
+			b = slices.Delete(b, i, i+1)
+		} else {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// lineGen generates command lines of one dialect from a grammar: simple
+// commands of stub programs and literal words in every quoting form,
+// assignments, redirections to files, comments, ; && || | & and
+// newlines, ( ), { ; }, if, for, case, and -c strings, each line so that
+// every command in it runs once; and, in some lines, one of the forms
+// section 10 calls opaque.
+type lineGen struct {
+	rng *rand.Rand
+	d   dialect
+	// zsh says zsh is installed, for zsh -c strings.
+	zsh bool
+}
+
+// staticWords are literal words, each written as a shell of every
+// dialect reads it back whole.
+var staticWords = []string{"x", "a1", "-v", "--flag=v", "k=v", "x.y", "a,b", "{}", "@", "'two words'", `"dq \"in\" \\ \$ \` + "`" + `"`,
+	`a\ b`, `\*`, `\?`, `'*'`, `a'b'"c"`, "''", `""`, `'$HOME'`, `"#"`, `\#x`, "-", "%", "+x", `'(' ')'`, `"a'b"`, `'a"b'`}
+
+// dialectWords are literal words only some dialects read whole.
+var dialectWords = [...][]string{
+	bash:  {`$'\x41\t'`, `$'it\'s'`, "p{a,b}", "n{1..3}", "a~", "a#b", "{x,y}{1,2}"},
+	posix: {"a~", "a#b", "{x}"},
+	zsh:   {`$'\x41\t'`, `$'it\'s'`, "p{a,b}", "{x,y}{1,2}"},
+}
+
+func (g *lineGen) word() string {
+	if ws := dialectWords[g.d]; g.rng.IntN(4) == 0 {
+		return ws[g.rng.IntN(len(ws))]
+	}
+	return staticWords[g.rng.IntN(len(staticWords))]
+}
+
+// redirects are output redirections to files, and those that are not.
+var redirects = [...][]string{
+	bash:  {"> o1", ">> o2", "2> e1", ">| o3", "&> o4", "&>> o5", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`, "1>o8"},
+	posix: {"> o1", ">> o2", "2> e1", ">| o3", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`, "1>o8"},
+	zsh:   {"> o1", ">> o2", "2> e1", ">| o3", "&> o4", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`},
+}
+
+// simple is a simple command and its exit status.
+func (g *lineGen) simple() (string, int) {
+	var b strings.Builder
+	if g.rng.IntN(5) == 0 {
+		b.WriteString([]string{"FOO=1 ", "BAR='x y' ", "A=1 B=2 "}[g.rng.IntN(3)])
+	}
+	name, status := stubNames[g.rng.IntN(4)], 0
+	if g.rng.IntN(6) == 0 {
+		name, status = "fail", 1
+	}
+	q := quoteWord(g.rng, name)
+	for g.d == posix && strings.Contains(q, "$'") {
+		q = quoteWord(g.rng, name)
+	}
+	b.WriteString(q)
+	for range g.rng.IntN(4) {
+		b.WriteString(" " + g.word())
+	}
+	if g.rng.IntN(4) == 0 {
+		rs := redirects[g.d]
+		b.WriteString(" " + rs[g.rng.IntN(len(rs))])
+	}
+	return b.String(), status
+}
+
+// element is a command of a list: simple or compound, and its status.
+func (g *lineGen) element(depth int) (string, int) {
+	if depth > 2 {
+		return g.simple()
+	}
+	switch g.rng.IntN(13) {
+	case 0:
+		a, _ := g.simple()
+		b, s := g.simple()
+		return a + " | " + b, s
+	case 1:
+		l, s := g.list(depth + 1)
+		return "( " + l + " )", s
+	case 2:
+		l, s := g.list(depth + 1)
+		return "{ " + l + "; }", s
+	case 3:
+		c, cs := g.simple()
+		if cs != 0 {
+			c = "! " + c
+		}
+		l, s := g.list(depth + 1)
+		return "if " + c + "; then " + l + "; fi", s
+	case 4:
+		l, s := g.list(depth + 1)
+		return "for i in one; do " + l + "; done", s
+	case 5:
+		l, s := g.list(depth + 1)
+		return "case k in z) ;; k) " + l + ";; esac", s
+	case 6, 7:
+		return g.dashC(depth)
+	}
+	return g.simple()
+}
+
+// dashC is a list handed to a shell as a literal -c string.
+func (g *lineGen) dashC(depth int) (string, int) {
+	type shell struct {
+		prefix string
+		d      dialect
+	}
+	shells := []shell{{"bash -c ", bash}, {"bash -xc ", bash}, {"sh -c ", posix}, {"env FOO=1 sh -c ", posix}, {"env -i PATH=\"$PATH\" ORACLE_LINE=\"$ORACLE_LINE\" ORACLE_LOG=\"$ORACLE_LOG\" bash -c ", bash}}
+	if g.zsh {
+		shells = append(shells, shell{"zsh -c ", zsh})
+	}
+	sh := shells[g.rng.IntN(len(shells))]
+	inner := &lineGen{g.rng, sh.d, g.zsh}
+	l, s := inner.list(depth + 1)
+	return sh.prefix + shq(l), s
+}
+
+// list is elements joined by operators, each run once, and its status.
+func (g *lineGen) list(depth int) (string, int) {
+	out, status := g.element(depth)
+	for range g.rng.IntN(3) {
+		op := []string{"; ", " && ", " || ", "\n", " | "}[g.rng.IntN(5)]
+		switch {
+		case op == " && " && status != 0, op == " || " && status == 0:
+			op = "; "
+		case op == " | ":
+			e, s := g.simple()
+			out, status = out+op+e, s
+			continue
+		}
+		e, s := g.element(depth)
+		out, status = out+op+e, s
+	}
+	return out, status
+}
+
+// opaqueForms are forms section 10 calls opaque, in each dialect.
+var opaqueForms = [...][]string{
+	bash: {"alpha $(beta x)", "alpha `beta`", `alpha "$HOME"`, "alpha $HOME", "alpha <(beta)", "alpha $((1+2))", "eval 'alpha x'",
+		"eval alpha x", "source ./none", ". ./none", "f() { alpha y; }; f", "alpha *", "alpha ?", "alpha [ab]", "((x=1))", "[[ -v x ]]",
+		"x=alpha; $x z", "alpha ~/f", "alpha x > ~/f", "bash <<'EOF'\nalpha h\nEOF", "delta <<EOF\nx\nEOF", "alpha <<< x",
+		"PATH=/none alpha", "bash -c \"$x\"", "alias a=alpha; a", "echo x | bash", "alpha > \"$HOME/f\"",
+		"exec alpha", "let x=1", "declare -a x=(a)", "alpha x(N)"},
+	posix: {"alpha $(beta x)", "alpha `beta`", `alpha "$HOME"`, "alpha $((1+2))", "eval 'alpha x'", ". ./none", "f() { alpha y; }; f",
+		"alpha *", "alpha [ab]", "alpha ~/f", "sh <<'EOF'\nalpha h\nEOF", "delta <<EOF\nx\nEOF", "alpha $'x'", "alpha {a,b}",
+		"PATH=/none alpha", "[[ x ]] && alpha"},
+	zsh: {"alpha $(beta x)", `alpha "$HOME"`, "alpha =(beta)", "=alpha x", "alpha *(N)", "alpha x(N)", "alpha *", "eval 'alpha x'",
+		"f() { alpha y; }; f", "alpha <(beta)", "((x=1))", "alpha ~/f", "alpha n{1..3}", "alpha a#b", "repeat 2 alpha"},
+}
+
+// line is a generated line and whether it holds an opaque form.
+func (g *lineGen) line() (string, bool) {
+	l, _ := g.list(0)
+	if g.rng.IntN(4) == 0 {
+		forms := opaqueForms[g.d]
+		f := forms[g.rng.IntN(len(forms))]
+		if g.rng.IntN(2) == 0 {
+			return f + "\n" + l, true
+		}
+		return l + "\n" + f, true
+	}
+	switch g.rng.IntN(6) {
+	case 0:
+		l += " &\nalpha bg"
+	case 1:
+		l += " # a comment, alpha x"
+	case 2:
+		l = "# a comment\n" + l
+	}
+	return l, false
+}
+
+// The shell as the oracle for an allow: for every generated line that
+// SplitDialect calls fully static, the stubs bash ran are exactly its
+// commands (same argv, same count) and the files it wrote exactly its
+// output redirections; a line holding an opaque form is never allowed.
+// Same with dash for sh and zsh for zsh, each skipped with a message
+// when not installed.
+func TestStaticLinesRunAsSplit(t *testing.T) {
+	_, zshErr := exec.LookPath("zsh")
+	for _, tc := range []struct {
+		shell string
+		d     dialect
+		n     int
+	}{{"bash", bash, 2000}, {"dash", posix, 700}, {"zsh", zsh, 700}} {
+		path, err := exec.LookPath(tc.shell)
+		if err != nil {
+			t.Logf("%s is not installed: skipped", tc.shell)
+			continue
+		}
+		g := &lineGen{rand.New(rand.NewPCG(uint64(tc.d), 20)), tc.d, zshErr == nil}
+		var lines []string
+		var opaque []bool
+		for range tc.n {
+			l, o := g.line()
+			lines, opaque = append(lines, l), append(opaque, o)
+		}
+		runs, static := runStubbed(t, path, lines), 0
+		for i, l := range lines {
+			sl := SplitDialect(l, decision.Dialect(dialectNames[tc.d]))
+			allowed := sl.Allowed(func(string) bool { return true })
+			if !slices.ContainsFunc(sl.Commands, func(c Command) bool { return !c.Static() }) && sl.Parsed {
+				static++
+				var want, files []string
+				for _, c := range sl.Commands {
+					if !c.Wrapper {
+						want = append(want, strings.Join(c.Words, "\x00"))
+					}
+					for _, r := range c.Redirects {
+						files = append(files, r.Target)
+					}
+				}
+				slices.Sort(want)
+				slices.Sort(files)
+				if !slices.Equal(want, runs[i].argvs) || !slices.Equal(slices.Compact(files), runs[i].files) || !allowed {
+					t.Errorf("%s ran %q: only run %q, only split %q; wrote %q, split %q (allowed %v)", tc.shell, l,
+						missing(runs[i].argvs, want), missing(want, runs[i].argvs), runs[i].files, files, allowed)
+				}
+			}
+			if allowed && opaque[i] {
+				t.Errorf("%s: %q holds an opaque form and is allowed: %s", tc.shell, l, summary(sl))
+			}
+		}
+		t.Logf("%s: %d of %d lines static", tc.shell, static, len(lines))
+		if static < len(lines)/3 {
+			t.Errorf("%s: only %d lines static: the grammar does not exercise the split", tc.shell, static)
 		}
 	}
 }

@@ -146,7 +146,7 @@ func split(line string, d dialect, depth int, budget *int) Line {
 		return rough(line, "a "+string(decision.DialectFish)+" line, which askperm does not read")
 	}
 	f, err := syntax.NewParser(syntax.Variant(langs[d])).Parse(strings.NewReader(line), "")
-	if d != bash && (err != nil || d == posix && strings.Contains(line, "$'")) {
+	if d != bash && (err != nil || d == posix && dollarQuote(f)) {
 		return asBash(line, d, err == nil, depth, budget)
 	}
 	if err != nil {
@@ -203,6 +203,23 @@ func asBash(line string, d dialect, parsed bool, depth int, budget *int) Line {
 		l.Commands[i].Why = joinWhy(l.Commands[i].Why, l.Why)
 	}
 	return l
+}
+
+// dollarQuote reports whether f, read as POSIX sh, holds `$'…'`: a `$`
+// ending a literal before a single-quoted string.
+func dollarQuote(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			for i := 1; i < len(w.Parts); i++ {
+				lit, ok := w.Parts[i-1].(*syntax.Lit)
+				_, sgl := w.Parts[i].(*syntax.SglQuoted)
+				found = found || ok && sgl && strings.HasSuffix(lit.Value, "$") && !strings.HasSuffix(lit.Value, `\$`)
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // outerRedirs are the redirections of the statements in stack (the
@@ -404,6 +421,8 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr, outer []*syntax.Re
 	if len(c.Words) > 0 {
 		name := c.Words[ranAt(c.Words)]
 		switch {
+		case c.Words[0] == "exec":
+			why.add("replaces the shell (exec)")
 		case r.funcs[name]:
 			why.add("defined in this line (function)")
 		case codeRunners[name] != "":

@@ -46,21 +46,21 @@ func (r *reader) braces(w *syntax.Word) (out []*syntax.Word, doubt string) {
 	if !syntax.SplitBraces(cp) {
 		return []*syntax.Word{w}, ""
 	}
-	switch r.dialect {
-	case posix:
-		doubt = "braces `" + r.text(w) + "`, which sh does not expand"
-	case zsh:
-		for _, p := range cp.Parts {
-			if b, ok := p.(*syntax.BraceExp); ok && b.Sequence {
-				doubt = "a range `" + r.text(w) + "`, which zsh may read otherwise"
-			}
-		}
-	}
 	for e, err := range expand.BracesSeq(nil, cp) {
 		if err != nil || len(out) == maxBraces {
 			return nil, ""
 		}
 		out = append(out, e)
+	}
+	switch {
+	case r.dialect == posix && len(out) > 1:
+		doubt = "braces `" + r.text(w) + "`, which sh does not expand"
+	case r.dialect == zsh:
+		for _, p := range cp.Parts {
+			if b, ok := p.(*syntax.BraceExp); ok && b.Sequence {
+				doubt = "a range `" + r.text(w) + "`, which zsh may read otherwise"
+			}
+		}
 	}
 	return out, doubt
 }
