@@ -75,7 +75,7 @@ func TestSplitDialect(t *testing.T) {
 		{"", "export FOO=1 && export PATH=/x", "export FOO=1 * | export PATH=/x {sets PATH}"},
 		{"", "ls foo(N)", "ls foo N {does not parse as bash} | (not parsed: does not parse as bash)"},
 		{"zsh", "ls =(cmd)", "ls {process substitution `=(cmd)`} | cmd *"},
-		{"zsh", "=ls -l", " {zsh's `=ls` (a path search); a computed command}"},
+		{"zsh", "=ls -l", "=ls -l {zsh's `=ls` (a path search)}"},
 		{"zsh", "ls *(N) foo(e:x:) a^b", "ls {a zsh glob qualifier `*(N)`}"},
 		{"zsh", "ls foo(e:x:)", "ls foo {a zsh glob qualifier `foo(e:x:)`}"},
 		{"zsh", "git add {a,b}.go", "git add a.go b.go *"},
@@ -138,4 +138,51 @@ func TestAllowed(t *testing.T) {
 	if got := SplitDialect("ls", decision.DialectFish).Allowed(func(string) bool { return true }); got {
 		t.Error("a fish line is allowed")
 	}
+}
+
+// A deny reads every dialect widest: zsh's =rm is rm, a fish line is
+// read roughly, sh's $'…' as bash reads it.
+func TestDeniedDialects(t *testing.T) {
+	for _, tc := range []struct {
+		d    decision.Dialect
+		line string
+		want Cover
+	}{
+		{decision.DialectZsh, "=rm -rf ~", Covered},
+		{decision.DialectZsh, "ls *(e:'rm -rf ~':)", Maybe},
+		{decision.DialectZsh, "zsh -c 'ls; rm -rf ~'", Covered},
+		{decision.DialectFish, "ls; and rm -rf ~", Covered},
+		{decision.DialectFish, "echo (rm -rf ~)", Covered},
+		{decision.DialectSh, "$'rm' -rf ~", Covered},
+		{decision.DialectSh, "[[ x ]] && rm -rf ~", Covered},
+		{"dash", "{rm,-rf,~}", Covered},
+		{decision.DialectSh, "ls", Not},
+	} {
+		if got := SplitDialect(tc.line, tc.d).Denied(denied); got != tc.want {
+			t.Errorf("%s %q: %v, want %v (%s)", tc.d, tc.line, got, tc.want, summary(SplitDialect(tc.line, tc.d)))
+		}
+	}
+}
+
+// FuzzShellSplit: reading never panics in any dialect; a line is never
+// allowed when any command is not Static (a Wrapper included); a Static
+// command's MatchText is never empty.
+func FuzzShellSplit(f *testing.F) {
+	for i, s := range []string{"go test ./... && git status", "ls $(x)", "bash -c 'ls; pwd' > o", "f() { ls; }; f", "echo {a,b} > x",
+		"FOO=1 ls 2>&1", "ls =(x) *(N)", "cat <<EOF\nx\nEOF", "''", "PATH=/x", "a 'b", "((x++))", "eval x", "env sh -c ''"} {
+		f.Add(s, uint8(i))
+	}
+	dialects := []decision.Dialect{decision.DialectBash, decision.DialectSh, decision.DialectZsh, decision.DialectFish, "dash", ""}
+	f.Fuzz(func(t *testing.T, line string, k uint8) {
+		l := SplitDialect(line, dialects[int(k)%len(dialects)])
+		allowed := l.Allowed(func(string) bool { return true })
+		for _, c := range l.Commands {
+			if !c.Static() && allowed {
+				t.Fatalf("%q is allowed with %+v not static", line, c)
+			}
+			if c.Static() && c.MatchText() == "" {
+				t.Fatalf("%q: %+v is static and matches as nothing", line, c)
+			}
+		}
+	})
 }

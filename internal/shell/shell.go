@@ -315,7 +315,7 @@ func (r *reader) decl(st *syntax.Stmt, d *syntax.DeclClause, outer []*syntax.Red
 // decides what runs.
 func (r *reader) assignWord(a *syntax.Assign, why *reasons) (string, bool) {
 	if a.Name == nil { // an option, as -x
-		text, whole, because := r.literal(a.Value, true)
+		text, whole, because := r.literal(a.Value)
 		why.add(because)
 		return text, whole
 	}
@@ -337,7 +337,7 @@ func (r *reader) assignWord(a *syntax.Assign, why *reasons) (string, bool) {
 	if a.Value == nil {
 		return name + op, !runtimeVar(name)
 	}
-	text, whole, because := r.literal(a.Value, false)
+	text, whole, because := r.literal(a.Value)
 	why.add(because)
 	return name + op + text, whole && !runtimeVar(name)
 }
@@ -384,6 +384,8 @@ type word struct {
 	// why says what is not known of it, or, for a whole word, what
 	// makes it doubtful (read as bash would, which the dialect may not).
 	why string
+	// code says it may run code of its own (a zsh glob qualifier).
+	code bool
 }
 
 // stmt reads a simple command, and the lines it hands a shell.
@@ -416,11 +418,14 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr, outer []*syntax.Re
 	if c.Computed {
 		why.add("a computed command")
 	}
+	c.Computed = c.Computed || slices.ContainsFunc(ws, func(w word) bool { return w.code })
 	c.Assigns = r.assigns(call.Assigns, &why)
 	r.redirects(&c, st.Redirs, outer, &why)
 	if len(c.Words) > 0 {
 		name := c.Words[ranAt(c.Words)]
 		switch {
+		case c.Words[0] == "":
+			why.add("an empty command name")
 		case c.Words[0] == "exec":
 			why.add("replaces the shell (exec)")
 		case r.funcs[name]:
@@ -523,11 +528,11 @@ func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reaso
 		case syntax.RdrIn, syntax.DplIn:
 			continue
 		}
-		target, whole, because := r.literal(rd.Word, true)
+		target, whole, because := r.literal(rd.Word)
 		if rd.Op == syntax.DplOut && whole && (target == "-" || target != "" && strings.Trim(target, "0123456789") == "") {
 			continue // N>&M, N>&-
 		}
-		if !whole {
+		if !whole || because != "" {
 			why.add(joinWhy("writes to a file not known", because))
 			continue
 		}
@@ -676,7 +681,7 @@ func (r *reader) shellArgs(ws []word, k int, st *syntax.Stmt, i int) {
 	for _, rd := range st.Redirs {
 		switch rd.Op {
 		case syntax.WordHdoc:
-			text, whole, _ := r.literal(rd.Word, false)
+			text, whole, _ := r.literal(rd.Word)
 			r.inner(text, whole, i, handOff{d: d, inner: "read from a here-string"})
 		case syntax.Hdoc, syntax.DashHdoc:
 			text, whole := r.hdoc(rd)

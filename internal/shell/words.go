@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -14,22 +15,24 @@ func (r *reader) words(args []*syntax.Word) []word {
 		start := int(a.Pos().Offset())
 		expanded, doubt := r.braces(a)
 		if expanded == nil {
-			out = append(out, word{"", false, start, "a brace expansion of too many words"})
+			out = append(out, word{"", false, start, "a brace expansion of too many words", false})
 			continue
 		}
 		if len(expanded) > 1 {
 			start = -1
 		}
-		_, _, orig := r.literal(a, false) // names the parts as written
+		_, _, orig := r.literal(a) // names the parts as written
 		for _, w := range expanded {
-			text, whole, why := r.literal(w, false)
+			text, whole, why := r.literal(w)
 			switch {
 			case why == "":
 				why = doubt
 			case orig != "":
 				why = orig
 			}
-			out = append(out, word{text, whole, start, why})
+			// A zsh glob qualifier may run code: (e:…:), (+fn).
+			code := r.dialect == zsh && !whole && qualified(a)
+			out = append(out, word{text, whole, start, why, code})
 		}
 	}
 	return out
@@ -67,12 +70,13 @@ func (r *reader) braces(w *syntax.Word) (out []*syntax.Word, doubt string) {
 
 // literal is the text of w after quote removal as far as it is known
 // before the line runs, whether that is all of w, and, in words, what is
-// not known. A redirection's target (target) may not start with zsh's
-// `=cmd`.
-func (r *reader) literal(w *syntax.Word, target bool) (string, bool, string) {
+// not known, or, for a whole word, what the dialect may make of it
+// otherwise (zsh's `=cmd`).
+func (r *reader) literal(w *syntax.Word) (string, bool, string) {
 	var b strings.Builder
-	if lit, ok := w.Parts[0].(*syntax.Lit); ok && r.dialect == zsh && strings.HasPrefix(lit.Value, "=") && len(lit.Value) > 1 && !target {
-		return "", false, "zsh's `" + r.text(w) + "` (a path search)"
+	doubt := ""
+	if lit, ok := w.Parts[0].(*syntax.Lit); ok && r.dialect == zsh && strings.HasPrefix(lit.Value, "=") && len(lit.Value) > 1 {
+		doubt = "zsh's `" + r.text(w) + "` (a path search)" // a deny reads =rm as rm (Name)
 	}
 	for i, part := range w.Parts {
 		switch p := part.(type) {
@@ -80,7 +84,7 @@ func (r *reader) literal(w *syntax.Word, target bool) (string, bool, string) {
 			s, ok := unquoted(p.Value, i == 0, r.dialect)
 			b.WriteString(s)
 			if !ok {
-				if r.dialect == zsh && strings.Contains(r.text(w), "(") {
+				if r.dialect == zsh && qualified(w) {
 					return b.String(), false, "a zsh glob qualifier `" + r.text(w) + "`"
 				}
 				if i == 0 && strings.HasPrefix(p.Value, "~") {
@@ -113,7 +117,16 @@ func (r *reader) literal(w *syntax.Word, target bool) (string, bool, string) {
 			return b.String(), false, r.part(part)
 		}
 	}
-	return b.String(), true, ""
+	return b.String(), true, doubt
+}
+
+// qualified reports whether an unquoted part of w holds a '(': in zsh,
+// a glob qualifier.
+func qualified(w *syntax.Word) bool {
+	return slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		lit, ok := p.(*syntax.Lit)
+		return ok && strings.Contains(lit.Value, "(")
+	})
 }
 
 // part says in words what an expansion or substitution is.
