@@ -285,35 +285,29 @@ func (g *lineGen) simple() (string, int) {
 	return b.String(), status
 }
 
+// bodies are compound commands that run their list once.
+var bodies = []string{"( %s )", "{ %s; }", "for i in one; do %s; done", "case k in z) ;; k) %s;; esac"}
+
 // element is a command of a list: simple or compound, and its status.
 func (g *lineGen) element(depth int) (string, int) {
 	if depth > 2 {
 		return g.simple()
 	}
-	switch g.rng.IntN(13) {
+	switch k := g.rng.IntN(13); k {
 	case 0:
 		a, _ := g.simple()
 		b, s := g.simple()
 		return a + " | " + b, s
-	case 1:
+	case 1, 2, 3, 4:
 		l, s := g.list(depth + 1)
-		return "( " + l + " )", s
-	case 2:
-		l, s := g.list(depth + 1)
-		return "{ " + l + "; }", s
-	case 3:
+		return fmt.Sprintf(bodies[k-1], l), s
+	case 5:
 		c, cs := g.simple()
 		if cs != 0 {
 			c = "! " + c
 		}
 		l, s := g.list(depth + 1)
 		return "if " + c + "; then " + l + "; fi", s
-	case 4:
-		l, s := g.list(depth + 1)
-		return "for i in one; do " + l + "; done", s
-	case 5:
-		l, s := g.list(depth + 1)
-		return "case k in z) ;; k) " + l + ";; esac", s
 	case 6, 7:
 		return g.dashC(depth)
 	}
@@ -404,47 +398,55 @@ func TestStaticLinesRunAsSplit(t *testing.T) {
 		d     dialect
 		n     int
 	}{{"bash", bash, 2000}, {"dash", posix, 700}, {"zsh", zsh, 700}} {
-		path, err := exec.LookPath(tc.shell)
-		if err != nil {
-			t.Logf("%s is not installed: skipped", tc.shell)
-			continue
-		}
-		g := &lineGen{rand.New(rand.NewPCG(uint64(tc.d), 20)), tc.d, zshErr == nil}
-		var lines []string
-		var opaque []bool
-		for range tc.n {
-			l, o := g.line()
-			lines, opaque = append(lines, l), append(opaque, o)
-		}
-		runs, static := runStubbed(t, path, lines), 0
-		for i, l := range lines {
-			sl := SplitDialect(l, decision.Dialect(dialectNames[tc.d]))
-			allowed := sl.Allowed(func(string) bool { return true })
-			if !slices.ContainsFunc(sl.Commands, func(c Command) bool { return !c.Static() }) && sl.Parsed {
-				static++
-				var want, files []string
-				for _, c := range sl.Commands {
-					if !c.Wrapper {
-						want = append(want, strings.Join(c.Words, "\x00"))
-					}
-					for _, r := range c.Redirects {
-						files = append(files, r.Target)
-					}
+		t.Run(tc.shell, func(t *testing.T) {
+			t.Parallel()
+			staticLinesRunAsSplit(t, tc.shell, tc.d, tc.n, zshErr == nil)
+		})
+	}
+}
+
+// staticLinesRunAsSplit runs n lines of dialect d under shell and checks
+// them (TestStaticLinesRunAsSplit); zsh says zsh -c strings may be used.
+func staticLinesRunAsSplit(t *testing.T, shell string, d dialect, n int, zsh bool) {
+	path, err := exec.LookPath(shell)
+	if err != nil {
+		t.Skipf("%s is not installed: skipped", shell)
+	}
+	g := &lineGen{rand.New(rand.NewPCG(uint64(d), 20)), d, zsh}
+	var lines []string
+	var opaque []bool
+	for range n {
+		l, o := g.line()
+		lines, opaque = append(lines, l), append(opaque, o)
+	}
+	runs, static := runStubbed(t, path, lines), 0
+	for i, l := range lines {
+		sl := SplitDialect(l, decision.Dialect(dialectNames[d]))
+		allowed := sl.Allowed(func(string) bool { return true })
+		if !slices.ContainsFunc(sl.Commands, func(c Command) bool { return !c.Static() }) && sl.Parsed {
+			static++
+			var want, files []string
+			for _, c := range sl.Commands {
+				if !c.Wrapper {
+					want = append(want, strings.Join(c.Words, "\x00"))
 				}
-				slices.Sort(want)
-				slices.Sort(files)
-				if !slices.Equal(want, runs[i].argvs) || !slices.Equal(slices.Compact(files), runs[i].files) || !allowed {
-					t.Errorf("%s ran %q: only run %q, only split %q; wrote %q, split %q (allowed %v)", tc.shell, l,
-						missing(runs[i].argvs, want), missing(want, runs[i].argvs), runs[i].files, files, allowed)
+				for _, r := range c.Redirects {
+					files = append(files, r.Target)
 				}
 			}
-			if allowed && opaque[i] {
-				t.Errorf("%s: %q holds an opaque form and is allowed: %s", tc.shell, l, summary(sl))
+			slices.Sort(want)
+			slices.Sort(files)
+			if !slices.Equal(want, runs[i].argvs) || !slices.Equal(slices.Compact(files), runs[i].files) || !allowed {
+				t.Errorf("%s ran %q: only run %q, only split %q; wrote %q, split %q (allowed %v)", shell, l,
+					missing(runs[i].argvs, want), missing(want, runs[i].argvs), runs[i].files, files, allowed)
 			}
 		}
-		t.Logf("%s: %d of %d lines static", tc.shell, static, len(lines))
-		if static < len(lines)/3 {
-			t.Errorf("%s: only %d lines static: the grammar does not exercise the split", tc.shell, static)
+		if allowed && opaque[i] {
+			t.Errorf("%s: %q holds an opaque form and is allowed: %s", shell, l, summary(sl))
 		}
+	}
+	t.Logf("%s: %d of %d lines static", shell, static, len(lines))
+	if static < len(lines)/3 {
+		t.Errorf("%s: only %d lines static: the grammar does not exercise the split", shell, static)
 	}
 }
