@@ -8,8 +8,10 @@
 // $'…'. Lines a command hands a shell (`bash -c STRING`, `eval ARGS`, a
 // here-string or here-document fed to a shell, an alias defined in the
 // line) are read too, their commands listed after it. What cannot be
-// known (an expansion, a glob, a tilde, a line that does not parse) makes
-// a command opaque. Deny (deny.go) says how far a deny reaches a line.
+// known before the line runs (an expansion, a glob, a tilde, code the
+// line defines or hands over, a line that does not parse) makes a command
+// opaque, with the reason in words. Allowed (allow.go) says when an allow
+// covers a line, Denied (deny.go) how far a deny reaches it.
 package shell
 
 import (
@@ -50,8 +52,10 @@ type Command struct {
 	// /dev/null nor duplications of descriptors (`2>&1`).
 	Redirects []Redirect
 	// Inner says the command was read from a line handed to a shell in a
-	// way section 10 calls opaque (eval, an alias, a here-document): a
-	// deny reads it, an allow never covers it.
+	// way section 10 calls opaque (eval, an alias, a here-document or
+	// here-string, su/flock/script -c, env -S, watch, the -c string of a
+	// shell askperm does not read): a deny reads it, an allow never
+	// covers it.
 	Inner bool
 	// Why says in words, for a person, what makes the command not wholly
 	// known ("runs the output of `curl x`", "a computed command"); "" for
