@@ -152,8 +152,11 @@ func runStubbed(t *testing.T, shell string, lines []string) []ran {
 	}
 	for _, name := range stubNames {
 		body := `printf '%s\0' "$ORACLE_LINE" "${0##*/}" "$@" '` + "\n" + `' >> "$ORACLE_LOG"`
-		if name == "fail" {
+		switch name {
+		case "fail":
 			body += "\nexit 1"
+		case "cat": // prints what it reads
+			body += "\nwhile IFS= read -r l || [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done"
 		}
 		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 			t.Fatal(err)
@@ -277,6 +280,9 @@ func (g *lineGen) simple() (string, int) {
 	b.WriteString(q)
 	for range g.rng.IntN(4) {
 		b.WriteString(" " + g.word())
+	}
+	if g.rng.IntN(8) == 0 { // a commit message, as agents write one
+		b.WriteString(" \"$(cat <<'EOF'\nsubject: a $x `y`\n\n  body\\n\n\nEOF\n)\"")
 	}
 	if g.rng.IntN(4) == 0 {
 		rs := redirects[g.d]

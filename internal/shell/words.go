@@ -107,6 +107,10 @@ func (r *reader) literal(w *syntax.Word) (string, bool, string) {
 				return b.String(), false, "a translated string `" + r.text(p) + "`"
 			}
 			for _, q := range p.Parts {
+				if out, ok := r.catOutput(q); ok {
+					b.WriteString(out)
+					continue
+				}
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
 					return b.String(), false, r.part(q)
@@ -118,6 +122,25 @@ func (r *reader) literal(w *syntax.Word) (string, bool, string) {
 		}
 	}
 	return b.String(), true, doubt
+}
+
+// catOutput is what a command substitution prints when it is only `cat`
+// of a here-document wholly known (`"$(cat <<'EOF' … EOF)"`, how agents
+// write a commit message): the document without its trailing newlines.
+// Its cat is listed as a command of its own.
+func (r *reader) catOutput(p syntax.WordPart) (string, bool) {
+	cs, ok := p.(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	st := cs.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(call.Assigns) > 0 || len(call.Args) != 1 ||
+		call.Args[0].Lit() != "cat" || len(st.Redirs) != 1 || st.Redirs[0].Op != syntax.Hdoc || st.Redirs[0].N != nil {
+		return "", false
+	}
+	text, whole := r.hdoc(st.Redirs[0])
+	return strings.TrimRight(text, "\n"), whole
 }
 
 // qualified reports whether an unquoted part of w holds a '(': in zsh,
