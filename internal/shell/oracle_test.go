@@ -284,11 +284,17 @@ func (g *lineGen) simple() (string, int) {
 	if g.rng.IntN(8) == 0 { // a commit message, as agents write one
 		b.WriteString(" \"$(cat <<'EOF'\nsubject: a $x `y`\n\n  body\\n\n\nEOF\n)\"")
 	}
-	if g.rng.IntN(4) == 0 {
-		rs := redirects[g.d]
-		b.WriteString(" " + rs[g.rng.IntN(len(rs))])
-	}
+	b.WriteString(g.redirect(4))
 	return b.String(), status
+}
+
+// redirect is, one time in n, a redirection.
+func (g *lineGen) redirect(n int) string {
+	if g.rng.IntN(n) != 0 {
+		return ""
+	}
+	rs := redirects[g.d]
+	return " " + rs[g.rng.IntN(len(rs))]
 }
 
 // bodies are compound commands that run their list once.
@@ -306,7 +312,7 @@ func (g *lineGen) element(depth int) (string, int) {
 		return a + " | " + b, s
 	case 1, 2, 3, 4:
 		l, s := g.list(depth + 1)
-		return fmt.Sprintf(bodies[k-1], l), s
+		return fmt.Sprintf(bodies[k-1], l) + g.redirect(2), s
 	case 5:
 		c, cs := g.simple()
 		if cs != 0 {
@@ -326,7 +332,7 @@ func (g *lineGen) dashC(depth int) (string, int) {
 		prefix string
 		d      dialect
 	}
-	shells := []shell{{"bash -c ", bash}, {"bash -xc ", bash}, {"sh -c ", posix}, {"env FOO=1 sh -c ", posix}, {"env -i PATH=\"$PATH\" ORACLE_LINE=\"$ORACLE_LINE\" ORACLE_LOG=\"$ORACLE_LOG\" bash -c ", bash}}
+	shells := []shell{{"bash -c ", bash}, {"bash --norc -c ", bash}, {"sh -c ", posix}, {"env FOO=1 sh -c ", posix}, {"env -i PATH=\"$PATH\" ORACLE_LINE=\"$ORACLE_LINE\" ORACLE_LOG=\"$ORACLE_LOG\" bash -c ", bash}}
 	if g.zsh {
 		shells = append(shells, shell{"zsh -c ", zsh})
 	}
