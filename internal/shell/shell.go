@@ -477,9 +477,13 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr, outer []*syntax.Re
 	}
 }
 
+// joinWhy adds the phrase b to the reasons a, once.
 func joinWhy(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case slices.Contains(strings.Split(a, "; "), b):
+		return a
 	}
 	return a + "; " + b
 }
