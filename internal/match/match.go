@@ -399,7 +399,7 @@ func (c *Cache) line(i int) *lineIndex {
 	if l, ok := c.lines[i]; ok {
 		return l
 	}
-	l := &lineIndex{Line: shell.Split(c.req.Dimensions[i].Value), byFirst: map[string][]int{}, names: map[string]bool{},
+	l := &lineIndex{Line: shell.Of(c.req.Dimensions[i]), byFirst: map[string][]int{}, names: map[string]bool{},
 		wide: map[int]shell.Cover{}, allows: map[int]cover{}}
 	l.texts = make([]string, len(l.Commands))
 	for k, cmd := range l.Commands {

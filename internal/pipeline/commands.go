@@ -29,7 +29,7 @@ func commandsOf(req *decision.Request, ops []policy.Opinion) map[string][]Comman
 		if !d.IsShell() {
 			continue
 		}
-		l := shell.Split(d.Value)
+		l := shell.Of(d)
 		cmds := make([]Command, len(l.Commands))
 		for k, c := range l.Commands {
 			cmds[k] = Command{Text: textOf(c), Opaque: opaqueOf(l, c)}

@@ -136,6 +136,11 @@ const maxBraces = 64
 // Split reads line as bash: SplitDialect(line, decision.DialectBash).
 func Split(line string) Line { return SplitDialect(line, decision.DialectBash) }
 
+// Of reads the value of dimension d in d's dialect: every reader of a
+// dimension's command line goes through it, so that each numbers the
+// same commands.
+func Of(d decision.Dimension) Line { return SplitDialect(d.Value, d.Shell) }
+
 // SplitDialect reads line as shell d runs it: bash ("" too), sh (POSIX;
 // "dash" too), zsh, or fish, which is not parsed (and any other: one
 // opaque command). It never fails: a line that does not parse is read

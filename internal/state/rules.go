@@ -120,7 +120,7 @@ func (rs *readings) of(i int) func() shell.Line {
 			if rs.lines == nil {
 				rs.lines = map[int]shell.Line{}
 			}
-			l = shell.Split(rs.req.Dimensions[i].Value)
+			l = shell.Of(rs.req.Dimensions[i])
 			rs.lines[i] = l
 		}
 		return l
