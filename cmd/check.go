@@ -13,7 +13,6 @@ import (
 
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/pipeline"
-	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/settings"
 )
 
@@ -135,7 +134,7 @@ func runCheck(s streams, o *checkOptions) error {
 	return w.Flush()
 }
 
-func opinionsJSON(ops []policy.Opinion) []opinionJSON {
+func opinionsJSON(ops []pipeline.Opinion) []opinionJSON {
 	out := []opinionJSON{}
 	for _, op := range ops {
 		out = append(out, opinionJSON{Source: op.Source, Name: op.Name, Opinion: op.Verdict.String()})

@@ -12,6 +12,10 @@ import (
 	"github.com/askperm/askperm/internal/state"
 )
 
+// Opinion is one source's opinion of a request (policy.Opinion), as a
+// check reports it.
+type Opinion = policy.Opinion
+
 // Check is what would decide a request before anyone is asked.
 type Check struct {
 	Request *decision.Request
