@@ -29,8 +29,9 @@ fuzztime=${FUZZTIME:-60000x}
 echo "== fuzz targets, $fuzztime inputs each"
 for target in decision:FuzzParse decision:FuzzParseDecision decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
 	decision:FuzzCanonicalNumber decision:FuzzUnquote \
-	decision:FuzzGlobGuard form:FuzzLine form:FuzzBlock form:FuzzLineInjective form:FuzzWidthAgrees \
-	internal/policy:FuzzRulesFile internal/policy:FuzzPath internal/shell:FuzzShellDeny internal/shell:FuzzShellSplit; do
+	decision:FuzzGlobGuard form:FuzzLine form:FuzzBlock form:FuzzLineInjective form:FuzzWidthAgrees form:FuzzCommandItem \
+	internal/hook:FuzzEvent internal/policy:FuzzRulesFile internal/policy:FuzzPath internal/policy:FuzzPerCommandNeverAllowsOpaque \
+	internal/shell:FuzzShellDeny internal/shell:FuzzShellSplit; do
 	pkg=${target%%:*} name=${target##*:}
 	start=$SECONDS
 	if ! out=$(go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 100x "./$pkg" 2>&1); then
