@@ -225,6 +225,11 @@ func dialogUTF8(getenv func(string) string) bool {
 	return false
 }
 
+// Program is the dialog program askperm would run for name ("yad" or
+// "zenity"): the configured path, checked, or the one found where askperm
+// looks; an error wrapping prompt.ErrUnavailable says why there is none.
+func Program(name, configured string) (string, error) { return dialogProgram(name, configured) }
+
 // dialogProgram returns the program to run: the configured path, which
 // must be absolute, or the first of dialogDirs holding it.
 func dialogProgram(name, configured string) (string, error) {

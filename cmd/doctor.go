@@ -1,0 +1,84 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/go-json-experiment/json"
+	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/internal/settings"
+	"github.com/askperm/askperm/internal/setup"
+	"github.com/askperm/askperm/prompt"
+)
+
+const doctorExample = `  askperm doctor
+  askperm doctor --json | jq -r '.checks[] | select(.status != "ok") | .fix'`
+
+func newDoctor(s streams) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check your set-up: terminal, display, dialogs, pane, state directory, rules, the agents' hooks",
+		Long: `Check the set-up askperm would run in, changing nothing, one line per check (ok, warn or fail, and what
+to do): the terminal and TERM, the display and the dialog programs, a running askperm pane, the state
+directory and its store (not waited for long when locked), config.toml and rules.toml, the hooks Claude
+Code's and Codex's settings files run and whether their askperm binary exists, and what the frontend chain
+would do now, here and for the hooks. Exit 0 when nothing fails, 1 otherwise.`,
+		Example: doctorExample,
+		Args:    cobra.NoArgs,
+		RunE:    func(*cobra.Command, []string) error { return runDoctor(s, asJSON) },
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, `one JSON object: {"ok": bool, "checks": [{"check", "status", "detail", "fix"?}]}`)
+	return c
+}
+
+func runDoctor(s streams, asJSON bool) error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	self, _ := os.Executable() // without it, hooks are recognised by the name askperm
+	set, err := settings.Resolve(settings.Flags{}, s.getenv)
+	if err != nil { // the config and rules checks say why; the rest runs on the defaults
+		set = settings.Settings{Frontends: prompt.DefaultOrder, StateDir: settings.StateDir(s.getenv),
+			Prompt: prompt.Options{ArmDelay: prompt.DefaultArmDelay, Getenv: s.getenv}}
+	}
+	away := set
+	awayFromAgent(&away)
+	resolvePane(&away)
+	d := setup.Doctor{
+		Getenv: s.getenv, Place: setup.Place{Getenv: s.getenv, Dir: dir},
+		StateDir: set.StateDir, Dialogs: set.Prompt.DialogPaths, Self: self,
+		Here: setup.Chain{Frontends: set.Frontends, Prompt: set.Prompt},
+		Away: setup.Chain{Frontends: away.Frontends, Prompt: away.Prompt},
+	}
+	checks := d.Run(context.Background())
+	ok := true
+	for _, c := range checks {
+		ok = ok && c.Status != setup.Fail
+	}
+	if asJSON {
+		b, err := json.Marshal(struct {
+			OK     bool          `json:"ok"`
+			Checks []setup.Check `json:"checks"`
+		}{ok, checks})
+		if err != nil {
+			return &exitError{code: exitInternal, err: err}
+		}
+		fmt.Fprintf(s.decision, "%s\n", b)
+	} else {
+		for _, c := range checks {
+			line := fmt.Sprintf("%-4s %s: %s", c.Status, c.Name, c.Detail)
+			if c.Fix != "" {
+				line += " → " + c.Fix
+			}
+			fmt.Fprintln(s.decision, line)
+		}
+	}
+	if !ok {
+		return &exitError{code: exitDeny}
+	}
+	return nil
+}
