@@ -10,7 +10,6 @@ import (
 
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/setup"
-	"github.com/askperm/askperm/prompt"
 )
 
 const doctorExample = `  askperm doctor
@@ -42,8 +41,7 @@ func runDoctor(s streams, asJSON bool) error {
 	self, _ := os.Executable() // without it, hooks are recognised by the name askperm
 	set, err := settings.Resolve(settings.Flags{}, s.getenv)
 	if err != nil { // the config and rules checks say why; the rest runs on the defaults
-		set = settings.Settings{Frontends: prompt.DefaultOrder, StateDir: settings.StateDir(s.getenv),
-			Prompt: prompt.Options{ArmDelay: prompt.DefaultArmDelay, Getenv: s.getenv}}
+		set = setup.Defaults(s.getenv)
 	}
 	away := set
 	awayFromAgent(&away)

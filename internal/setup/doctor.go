@@ -68,6 +68,13 @@ type Doctor struct {
 	Here, Away Chain
 }
 
+// Defaults are the settings doctor checks with when the user's config or
+// rules cannot be loaded (their checks say why).
+func Defaults(getenv func(string) string) settings.Settings {
+	return settings.Settings{Frontends: prompt.DefaultOrder, StateDir: settings.StateDir(getenv),
+		Prompt: prompt.Options{ArmDelay: prompt.DefaultArmDelay, Getenv: getenv}}
+}
+
 // Run runs every check, in the order a person would mend them.
 func (d Doctor) Run(ctx context.Context) []Check {
 	cs := []Check{d.terminal(), d.term(), d.display()}
