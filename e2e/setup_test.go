@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -228,4 +229,34 @@ func readSettings(t *testing.T, path string) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestInstallProject: --project writes the project's personal settings,
+// found from a directory inside it, and Codex's project hooks.json.
+func TestInstallProject(t *testing.T) {
+	env, _ := homeEnv(t)
+	proj := t.TempDir()
+	sub := filepath.Join(proj, "src", "pkg")
+	if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for agent, file := range map[string]string{"claude-code": ".claude/settings.local.json", "codex": ".codex/hooks.json"} {
+		cmd := exec.Command(bin, "install", agent, "--project")
+		cmd.Dir, cmd.Env = sub, env
+		out, err := cmd.CombinedOutput()
+		path := filepath.Join(proj, file)
+		if err != nil || !strings.Contains(string(out), "added to "+path) {
+			t.Errorf("%s: %v: %s", agent, err, out)
+		}
+		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), bin+" hook "+agent) {
+			t.Errorf("%s: %s: %s, %v", agent, path, b, err)
+		}
+	}
+	r := runPipe(t, nil, env, "install", "codex", "--project", "--user")
+	if r.code != 64 {
+		t.Errorf("--project with --user: exit %d, stderr %s", r.code, r.stderr)
+	}
 }

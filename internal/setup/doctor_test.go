@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -131,5 +132,26 @@ func TestDoctorFrontends(t *testing.T) {
 		if c := frontends("here", Chain{Frontends: all, Prompt: o}); c.Status != OK || !strings.Contains(c.Detail, "would ask in a dialog") {
 			t.Errorf("a display: %+v", c)
 		}
+	}
+}
+
+// A store another process holds is reported locked, soon: doctor does
+// not wait as a request would.
+func TestDoctorStoreLocked(t *testing.T) {
+	d, _ := doctorIn(t, map[string]string{})
+	if c := d.store(context.Background()); c.Status != OK {
+		t.Errorf("no store yet: %+v", c)
+	}
+	s, err := state.Open(context.Background(), d.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.store(context.Background()) // a second descriptor: flock conflicts within a process too
+	s.Close()
+	if c.Status != Fail || !strings.Contains(c.Detail, "locked") {
+		t.Errorf("held store: %+v", c)
+	}
+	if c := d.store(context.Background()); c.Status != OK {
+		t.Errorf("released store: %+v", c)
 	}
 }
