@@ -100,7 +100,7 @@ func (p Place) Files(agent string) []File {
 	}
 	if agent == "claude-code" {
 		if h := p.home(); h != "" {
-			add(filepath.Join(h, ".claude"), false, "settings.json")
+			add(filepath.Join(h, ".claude"), false, "settings.json", "settings.local.json")
 		}
 		add(filepath.Join(proj, ".claude"), false, "settings.json", "settings.local.json")
 		return fs
