@@ -65,8 +65,10 @@ func runInstall(s streams, o *installOptions, agent string) error {
 	}
 	p, err := setup.NewPlan(path, agent, binary)
 	if err != nil {
-		if errors.Is(err, setup.ErrInlineHooks) {
-			return usage("install: %v\n%s", err, setup.TOMLLines(binary))
+		if errors.Is(err, setup.ErrInlineHooks) { // the lines as they are, to be pasted
+			warn(s.errOut, "install: "+err.Error())
+			fmt.Fprint(s.errOut, setup.TOMLLines(binary))
+			return &exitError{code: exitUsage}
 		}
 		return usage("install: %v", err)
 	}

@@ -260,3 +260,31 @@ func TestInstallProject(t *testing.T) {
 		t.Errorf("--project with --user: exit %d, stderr %s", r.code, r.stderr)
 	}
 }
+
+// TestInstallCodexInlineHooks: a config.toml with inline hooks is never
+// rewritten (its comments would be lost): install prints the lines to add;
+// once added, install has nothing to do and doctor finds the hook.
+func TestInstallCodexInlineHooks(t *testing.T) {
+	env, home := homeEnv(t)
+	config := filepath.Join(home, ".codex", "config.toml")
+	before := "# my settings\nmodel = \"x\" # the model\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"echo done\"\n"
+	writeHomeFile(t, config, before)
+	r := runPipe(t, nil, env, "install", "codex")
+	lines, ok := strings.CutPrefix(r.stderr, "askperm: install: "+config+" holds inline [hooks]: askperm does not rewrite TOML; add these lines to it instead\n")
+	if r.code != 64 || !ok || !strings.Contains(lines, `command = "`+bin+` hook codex"`) {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(config); string(b) != before {
+		t.Errorf("config.toml changed: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); !os.IsNotExist(err) {
+		t.Errorf("hooks.json written beside inline hooks")
+	}
+	writeHomeFile(t, config, before+lines)
+	if r := runPipe(t, nil, env, "install", "codex"); r.code != 0 || !strings.Contains(r.stderr, "nothing changed") {
+		t.Errorf("after adding the lines: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if _, checks := doctorJSON(t, env); checks["codex hook"]["status"] != "ok" {
+		t.Errorf("doctor: %v", checks["codex hook"])
+	}
+}

@@ -46,12 +46,6 @@ func NewPlan(path, agent, binary string) (*Plan, error) {
 	if before != nil {
 		p.Before, p.Mode = before, mode
 	}
-	if agent == "codex" {
-		if found, err := inlineHooks(filepath.Join(filepath.Dir(path), "config.toml"), agent, binary); len(found) > 0 || err != nil {
-			p.Present = found
-			return p, err
-		}
-	}
 	var doc map[string]any
 	if len(bytes.TrimSpace(before)) > 0 {
 		if err := json.Unmarshal(before, &doc); err != nil {
@@ -60,6 +54,12 @@ func NewPlan(path, agent, binary string) (*Plan, error) {
 	}
 	if p.Present = Hooks(doc, agent, binary); len(p.Present) > 0 {
 		return p, nil
+	}
+	if agent == "codex" {
+		if found, err := inlineHooks(filepath.Join(filepath.Dir(path), "config.toml"), agent, binary); len(found) > 0 || err != nil {
+			p.Present = found
+			return p, err
+		}
 	}
 	group, err := json.Marshal(newHookGroup(binary, agent))
 	if err != nil {

@@ -263,6 +263,13 @@ func TestCodexInlineHooks(t *testing.T) {
 	if _, err := NewPlan(filepath.Join(dir, "hooks.json"), "codex", self); !errors.Is(err, ErrInlineHooks) {
 		t.Errorf("inline hooks: %v, want ErrInlineHooks", err)
 	}
+	writeFile(t, filepath.Join(dir, "hooks.json"), `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "askperm hook codex"}]}]}}`, 0o600)
+	if p, err := NewPlan(filepath.Join(dir, "hooks.json"), "codex", self); err != nil || p.After != nil {
+		t.Errorf("askperm's hook in hooks.json beside other inline hooks: %+v, %v; want it found", p, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "hooks.json")); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(dir, "config.toml"), "model = \"x\"\n"+TOMLLines(self), 0o600)
 	p, err := NewPlan(filepath.Join(dir, "hooks.json"), "codex", self)
 	if err != nil || p.After != nil || len(p.Present) != 1 || p.Present[0].Binary != self {
