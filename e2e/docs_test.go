@@ -1,0 +1,196 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The docs' examples, run: every fenced block of README.md and docs/*.md
+// says by its info string what it is, and the test does with it what a
+// reader would.
+//
+//	toml      loaded by askperm: a rules file by `askperm check --rules`
+//	          (its examples checked), canned answers by --answers, else a
+//	          config file by --config; a first line "# file: NAME" names
+//	          the file for the page's console blocks
+//	json      parsed; a request (it has "tool") is accepted by `askperm digest`
+//	console   run: each "$ " line by sh in a temporary directory holding
+//	          the page's files and testdata/, with the built askperm first
+//	          on PATH; the lines up to the next "$ " are its output
+//	          (stdout and stderr), and it must exit 0
+//	text      a screen, a diagram or output shown: never run
+//
+// Any other block says "norun" in its info string (```sh norun): shown,
+// not run. A block without an info string fails the test.
+func TestDocsExamples(t *testing.T) {
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append([]string{"../README.md"}, pages...)
+	for _, page := range pages {
+		t.Run(filepath.Base(page), func(t *testing.T) {
+			t.Parallel()
+			runPage(t, page)
+		})
+	}
+}
+
+// block is one fenced block of a page.
+type block struct {
+	info, body string
+	line       int
+}
+
+var fence = regexp.MustCompile("^( *)(```+)(.*)$")
+
+// blocks returns the fenced blocks of a Markdown file, indented ones (in
+// list items) included, their indentation taken off.
+func blocks(t *testing.T, page string) []block {
+	t.Helper()
+	f, err := os.Open(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []block
+	var cur *block
+	indent := ""
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Text()
+		if cur == nil {
+			if m := fence.FindStringSubmatch(l); m != nil {
+				cur, indent = &block{info: strings.TrimSpace(m[3]), line: n}, m[1]
+			}
+			continue
+		}
+		if strings.TrimSpace(l) == "```" {
+			out = append(out, *cur)
+			cur = nil
+			continue
+		}
+		cur.body += strings.TrimPrefix(l, indent) + "\n"
+	}
+	if cur != nil {
+		t.Fatalf("%s:%d: a block that never ends", page, cur.line)
+	}
+	return out
+}
+
+func runPage(t *testing.T, page string) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "testdata")); err != nil {
+		t.Fatal(err)
+	}
+	all := blocks(t, page)
+	// Files first: a console block may use a file named further down.
+	for i, b := range all {
+		if b.info != "toml" {
+			continue
+		}
+		name := fmt.Sprintf("block%d.toml", i)
+		if first, _, _ := strings.Cut(b.body, "\n"); strings.HasPrefix(first, "# file: ") {
+			name = strings.TrimPrefix(first, "# file: ")
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		all[i].info = "toml " + name
+	}
+	for _, b := range all {
+		where := fmt.Sprintf("%s:%d", filepath.Base(page), b.line)
+		kind := strings.Fields(b.info + " ")
+		switch {
+		case b.info == "":
+			t.Errorf("%s: a block without an info string: say what it is (toml, json, console, text, or LANG norun)", where)
+		case strings.Contains(b.info, "norun") || kind[0] == "text":
+		case kind[0] == "toml":
+			checkTOML(t, where, dir, kind[1], b.body)
+		case kind[0] == "json":
+			checkJSON(t, where, dir, b.body)
+		case kind[0] == "console":
+			runConsole(t, where, dir, b.body)
+		default:
+			t.Errorf("%s: a %q block is neither run nor marked norun", where, b.info)
+		}
+	}
+}
+
+// docsRun runs a shell command line in dir with askperm first on PATH and
+// a home of dir's own, and returns its output and exit status.
+func docsRun(t *testing.T, dir, line, stdin string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + dir,
+		"XDG_CONFIG_HOME=" + dir + "/config", "XDG_STATE_HOME=" + dir + "/state"}
+	out, err := cmd.CombinedOutput()
+	return string(out), exitCode(t, err)
+}
+
+func checkTOML(t *testing.T, where, dir, name, body string) {
+	var line string
+	switch {
+	case strings.Contains(body, "[[answer]]"):
+		line = "askperm --answers " + name + " --strict --frontend none < testdata/requests/minimal.json >/dev/null; s=$?; [ $s = 0 ] || [ $s = 69 ]"
+	case strings.Contains(body, "[[rule]]") || strings.Contains(body, "[verbs]") || strings.Contains(body, "[[annotations]]"):
+		line = "askperm check --rules " + name + " < testdata/requests/minimal.json >/dev/null"
+	default:
+		line = "askperm check --config " + name + " < testdata/requests/minimal.json >/dev/null"
+	}
+	if out, code := docsRun(t, dir, line, ""); code != 0 {
+		t.Errorf("%s: %s does not load (exit %d): %s", where, name, code, out)
+	}
+}
+
+func checkJSON(t *testing.T, where, dir, body string) {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Errorf("%s: not a JSON object: %v", where, err)
+		return
+	}
+	if _, ok := v["tool"]; ok {
+		if out, code := docsRun(t, dir, "askperm digest", body); code != 0 {
+			t.Errorf("%s: askperm refuses the request (exit %d): %s", where, code, out)
+		}
+	}
+}
+
+func runConsole(t *testing.T, where, dir, body string) {
+	var cmds []string
+	var want []string
+	for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
+		if c, ok := strings.CutPrefix(l, "$ "); ok {
+			cmds, want = append(cmds, c), append(want, "")
+			continue
+		}
+		if len(cmds) == 0 {
+			t.Errorf("%s: a console block must start with a \"$ \" line", where)
+			return
+		}
+		want[len(want)-1] += l + "\n"
+	}
+	for i, c := range cmds {
+		out, code := docsRun(t, dir, c, "")
+		if code != 0 {
+			t.Errorf("%s: $ %s: exit %d: %s", where, c, code, out)
+			continue
+		}
+		if got, w := strings.TrimRight(out, "\n"), strings.TrimRight(want[i], "\n"); got != w {
+			t.Errorf("%s: $ %s\ngot:\n%s\nwant:\n%s", where, c, got, w)
+		}
+	}
+}
