@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // The docs' examples, run: every fenced block of README.md and docs/*.md
@@ -193,4 +194,114 @@ func runConsole(t *testing.T, where, dir, body string) {
 			t.Errorf("%s: $ %s\ngot:\n%s\nwant:\n%s", where, c, got, w)
 		}
 	}
+}
+
+// TestDocsLinks: every relative link of the docs reaches a file, and its
+// #anchor a heading of that file (GitHub's anchors).
+func TestDocsLinks(t *testing.T) {
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append([]string{"../README.md", "../BENCHMARKS.md"}, pages...)
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			path := page
+			if file != "" {
+				path = filepath.Join(filepath.Dir(page), file)
+			}
+			content, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s: link %s: %v", filepath.Base(page), target, err)
+				continue
+			}
+			if anchor != "" && !anchors(string(content))[anchor] {
+				t.Errorf("%s: link %s: no heading with that anchor in %s", filepath.Base(page), target, file)
+			}
+		}
+	}
+}
+
+// anchors are the anchors GitHub gives a Markdown text's headings:
+// lower case, punctuation dropped, spaces as hyphens.
+func anchors(md string) map[string]bool {
+	out := map[string]bool{}
+	inFence := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(l, "#")))
+		var b strings.Builder
+		for _, r := range h {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out[b.String()] = true
+	}
+	return out
+}
+
+// TestDocsEveryFlag: every flag of every command askperm has is named in
+// README.md or docs/, so moving text between pages loses none.
+func TestDocsEveryFlag(t *testing.T) {
+	var all strings.Builder
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(pages, "../README.md") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	docs := all.String()
+	flag := regexp.MustCompile(`(?m)^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)`)
+	seen := map[string]bool{}
+	var walk func(cmd []string)
+	walk = func(cmd []string) {
+		out, err := exec.Command(bin, append(cmd, "--help")...).Output()
+		if err != nil {
+			t.Fatalf("askperm %v --help: %v", cmd, err)
+		}
+		help := string(out)
+		for _, m := range flag.FindAllStringSubmatch(help, -1) {
+			if f := m[1]; f != "--help" && !seen[f] {
+				seen[f] = true
+				if !regexp.MustCompile(`(^|[^\w-])` + f + `([^\w-]|$)`).MatchString(docs) {
+					t.Errorf("askperm %s: flag %s is in no docs page", strings.Join(cmd, " "), f)
+				}
+			}
+		}
+		_, sub, ok := strings.Cut(help, "Available Commands:\n")
+		if !ok {
+			return
+		}
+		sub, _, _ = strings.Cut(sub, "\n\n")
+		for _, l := range strings.Split(sub, "\n") {
+			if name := strings.Fields(l); len(name) > 0 && name[0] != "help" && name[0] != "completion" {
+				walk(append(append([]string(nil), cmd...), name[0]))
+			}
+		}
+	}
+	walk(nil)
 }
