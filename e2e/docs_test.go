@@ -20,7 +20,8 @@ import (
 //	toml      loaded by askperm: a rules file by `askperm check --rules`
 //	          (its examples checked), canned answers by --answers, else a
 //	          config file by --config; a first line "# file: NAME" names
-//	          the file for the page's console blocks
+//	          the file for the page's console blocks; "toml refused" is
+//	          an example of a mistake, which askperm must refuse (exit 64)
 //	json      parsed; a request (it has "tool") is accepted by `askperm digest`
 //	console   run: each "$ " line by sh in a temporary directory holding
 //	          the page's files and testdata/, with the built askperm first
@@ -98,7 +99,7 @@ func runPage(t *testing.T, page string) {
 	all := blocks(t, page)
 	// Files first: a console block may use a file named further down.
 	for i, b := range all {
-		if b.info != "toml" {
+		if b.info != "toml" && b.info != "toml refused" {
 			continue
 		}
 		name := fmt.Sprintf("block%d.toml", i)
@@ -108,7 +109,7 @@ func runPage(t *testing.T, page string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		all[i].info = "toml " + name
+		all[i].info = strings.Replace(b.info, "toml", "toml "+name, 1)
 	}
 	for _, b := range all {
 		where := fmt.Sprintf("%s:%d", filepath.Base(page), b.line)
@@ -118,7 +119,7 @@ func runPage(t *testing.T, page string) {
 			t.Errorf("%s: a block without an info string: say what it is (toml, json, console, text, or LANG norun)", where)
 		case strings.Contains(b.info, "norun") || kind[0] == "text":
 		case kind[0] == "toml":
-			checkTOML(t, where, dir, kind[1], b.body)
+			checkTOML(t, where, dir, kind[1], b.body, len(kind) > 2 && kind[2] == "refused")
 		case kind[0] == "json":
 			checkJSON(t, where, dir, b.body)
 		case kind[0] == "console":
@@ -142,7 +143,7 @@ func docsRun(t *testing.T, dir, line, stdin string) (string, int) {
 	return string(out), exitCode(t, err)
 }
 
-func checkTOML(t *testing.T, where, dir, name, body string) {
+func checkTOML(t *testing.T, where, dir, name, body string, refused bool) {
 	var line string
 	switch {
 	case strings.Contains(body, "[[answer]]"):
@@ -152,7 +153,11 @@ func checkTOML(t *testing.T, where, dir, name, body string) {
 	default:
 		line = "askperm check --config " + name + " < testdata/requests/minimal.json >/dev/null"
 	}
-	if out, code := docsRun(t, dir, line, ""); code != 0 {
+	out, code := docsRun(t, dir, line, "")
+	switch {
+	case refused && code != 64:
+		t.Errorf("%s: %s, an example of a mistake, is not refused (exit %d): %s", where, name, code, out)
+	case !refused && code != 0:
 		t.Errorf("%s: %s does not load (exit %d): %s", where, name, code, out)
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
@@ -61,7 +62,10 @@ func TestDocsScreenshots(t *testing.T) {
 // 80×24 tmux pane, as its first set-up command shows it, and draws the
 // screen once the choices are up.
 func shootTUI(t *testing.T) []byte {
-	p := startTmux(t, 80, 24, readFile(t, "requests/write-file.json"), "tui")
+	// A state directory, as a person has: allow for this session is offered.
+	state := t.TempDir()
+	p := startTmuxProgram(t, 80, 24, readFile(t, "requests/write-file.json"),
+		fmt.Sprintf("XDG_STATE_HOME=%q %q --frontend tui --timeout 60s", state, bin))
 	p.waitForCount("Deny once (n)", 1)
 	time.Sleep(900 * time.Millisecond) // past the arming delay: the keys line, not "wait"
 	screen := p.tmux("capture-pane", "-e", "-p", "-t", "t")
