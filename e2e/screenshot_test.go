@@ -9,11 +9,11 @@ import (
 	"image/png"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gomono"
 	"golang.org/x/image/font/gofont/gomonobold"
@@ -127,52 +127,48 @@ var (
 	}
 )
 
-// parseScreen reads capture-pane -e output (text and SGR sequences) into
-// rows × cols cells.
+// parseScreen reads capture-pane -e output (text and SGR sequences, split
+// by x/ansi's decoder) into rows × cols cells; a wide character takes its
+// cell and blanks the next.
 func parseScreen(screen string, cols, rows int) [][]cell {
 	grid := make([][]cell, rows)
 	for i := range grid {
 		grid[i] = make([]cell, cols)
 	}
 	cur := cell{fg: termFG, bg: termBG}
-	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
-	for y, l := range lines {
+	p := ansi.NewParser()
+	for y, l := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
 		if y >= rows {
 			break
 		}
-		x := 0
-		rs := []rune(l)
-		for i := 0; i < len(rs); i++ {
-			if rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '[' {
-				j := i + 2
-				for j < len(rs) && (rs[j] < 0x40 || rs[j] > 0x7e) {
-					j++
+		var state byte
+		for x := 0; l != ""; {
+			seq, width, n, next := ansi.DecodeSequence(l, state, p)
+			state, l = next, l[n:]
+			if width == 0 {
+				if ansi.Cmd(p.Command()).Final() == 'm' && strings.HasPrefix(seq, "\x1b[") {
+					sgr(&cur, p.Params())
 				}
-				if j < len(rs) && rs[j] == 'm' {
-					sgr(&cur, string(rs[i+2:j]))
-				}
-				i = j
 				continue
 			}
 			if x < cols {
 				c := cur
-				c.r, c.set = rs[i], true
+				c.r, c.set = []rune(seq)[0], true
 				grid[y][x] = c
 			}
-			x++
+			x += width
 		}
 	}
 	return grid
 }
 
 // sgr applies one Select Graphic Rendition sequence's parameters.
-func sgr(c *cell, params string) {
-	ps := strings.Split(params, ";")
-	if params == "" {
-		ps = []string{"0"}
+func sgr(c *cell, ps ansi.Params) {
+	if len(ps) == 0 {
+		*c = cell{fg: termFG, bg: termBG}
 	}
 	for i := 0; i < len(ps); i++ {
-		n, _ := strconv.Atoi(ps[i])
+		n := ps[i].Param(0)
 		switch {
 		case n == 0:
 			*c = cell{fg: termFG, bg: termBG}
@@ -186,36 +182,17 @@ func sgr(c *cell, params string) {
 			c.bold, c.faint = false, false
 		case n == 27:
 			c.reverse = false
-		case n >= 30 && n <= 37:
-			c.fg = sgrColours[n-30]
-		case n >= 90 && n <= 97:
-			c.fg = sgrColours[n-90+8]
 		case n == 39:
 			c.fg = termFG
-		case n >= 40 && n <= 47:
-			c.bg = sgrColours[n-40]
-		case n >= 100 && n <= 107:
-			c.bg = sgrColours[n-100+8]
 		case n == 49:
 			c.bg = termBG
-		case (n == 38 || n == 48) && i+1 < len(ps):
-			var col color.RGBA
-			switch ps[i+1] {
-			case "5":
-				if i+2 < len(ps) {
-					k, _ := strconv.Atoi(ps[i+2])
-					col = xterm256(k)
-					i += 2
-				}
-			case "2":
-				if i+4 < len(ps) {
-					r, _ := strconv.Atoi(ps[i+2])
-					g, _ := strconv.Atoi(ps[i+3])
-					b, _ := strconv.Atoi(ps[i+4])
-					col = color.RGBA{uint8(r), uint8(g), uint8(b), 0xff}
-					i += 4
-				}
-			}
+		case n/10 == 3 || n/10 == 9:
+			c.fg = sgrColour(n)
+		case n/10 == 4 || n/10 == 10:
+			c.bg = sgrColour(n - 10)
+		case n == 38 || n == 48:
+			col, used := extendedColour(ps[i+1:])
+			i += used
 			if n == 38 {
 				c.fg = col
 			} else {
@@ -223,6 +200,32 @@ func sgr(c *cell, params string) {
 			}
 		}
 	}
+}
+
+// sgrColour is the colour of SGR 30–37 (normal) or 90–97 (bright).
+func sgrColour(n int) color.RGBA {
+	if n >= 90 {
+		return sgrColours[n-90+8]
+	}
+	return sgrColours[n-30]
+}
+
+// extendedColour reads the parameters after 38 or 48: 5;K (256 colours) or
+// 2;R;G;B, and says how many it used.
+func extendedColour(ps ansi.Params) (color.RGBA, int) {
+	at := func(i int) int {
+		if i < len(ps) {
+			return ps[i].Param(0)
+		}
+		return 0
+	}
+	switch at(0) {
+	case 5:
+		return xterm256(at(1)), 2
+	case 2:
+		return color.RGBA{uint8(at(1)), uint8(at(2)), uint8(at(3)), 0xff}, 4
+	}
+	return termFG, 0
 }
 
 // xterm256 is colour k of xterm's 256-colour palette.
