@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -22,7 +23,9 @@ import (
 //	          config file by --config; a first line "# file: NAME" names
 //	          the file for the page's console blocks; "toml refused" is
 //	          an example of a mistake, which askperm must refuse (exit 64)
-//	json      parsed; a request (it has "tool") is accepted by `askperm digest`
+//	json      parsed; a request (it has "tool") is accepted by `askperm
+//	          digest`; in an agent's configuration, every askperm command
+//	          line is one askperm takes
 //	console   run: each "$ " line by sh in a temporary directory holding
 //	          the page's files and testdata/, with the built askperm first
 //	          on PATH; the lines up to the next "$ " are its output
@@ -173,6 +176,51 @@ func checkJSON(t *testing.T, where, dir, body string) {
 			t.Errorf("%s: askperm refuses the request (exit %d): %s", where, code, out)
 		}
 	}
+	// An agent's configuration: each askperm command line it starts must
+	// be one askperm takes (its flags parsed, its --help shown).
+	// cobra shows a parent's help for an unknown subcommand, so the usage
+	// line must name the command itself.
+	for _, argv := range askpermCommands(v) {
+		path := argv
+		if i := slices.IndexFunc(argv, func(a string) bool { return strings.HasPrefix(a, "-") }); i >= 0 {
+			path = argv[:i]
+		}
+		out, err := exec.Command(bin, append(argv, "--help")...).CombinedOutput()
+		if usage := "Usage:\n  " + strings.Join(append([]string{"askperm"}, path...), " ") + " "; err != nil || !strings.Contains(string(out), usage) {
+			t.Errorf("%s: askperm %s is not a command askperm takes (%v): %s", where, strings.Join(argv, " "), err, out)
+		}
+	}
+}
+
+// askpermCommands finds the askperm command lines in an agent's
+// configuration: {"command": "askperm hook codex"}, or {"command":
+// "askperm", "args": [...]} (up to a "--", after which comes the server's
+// own command).
+func askpermCommands(v any) [][]string {
+	var out [][]string
+	switch v := v.(type) {
+	case map[string]any:
+		if c, ok := v["command"].(string); ok && (c == "askperm" || strings.HasPrefix(c, "askperm ")) {
+			argv := strings.Fields(c)[1:]
+			if args, ok := v["args"].([]any); ok {
+				for _, a := range args {
+					if a == "--" {
+						break
+					}
+					argv = append(argv, fmt.Sprint(a))
+				}
+			}
+			out = append(out, argv)
+		}
+		for _, e := range v {
+			out = append(out, askpermCommands(e)...)
+		}
+	case []any:
+		for _, e := range v {
+			out = append(out, askpermCommands(e)...)
+		}
+	}
+	return out
 }
 
 func runConsole(t *testing.T, where, dir, body string) {
@@ -309,4 +357,43 @@ func TestDocsEveryFlag(t *testing.T) {
 		}
 	}
 	walk(nil)
+}
+
+// TestREADMESetUp: the README stays short, and its two set-up commands
+// stay the ones that work: the sample request the screenshot shows, and
+// the test command .ci/run runs.
+func TestREADMESetUp(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > 250 {
+		t.Errorf("README.md has %d lines; keep it to 250 and move the rest to docs/", n)
+	}
+	var setUp string
+	for _, bl := range blocks(t, "../README.md") {
+		if strings.Contains(bl.body, "scripts/test.sh") {
+			setUp = bl.body
+		}
+	}
+	var cmds []string
+	for _, l := range strings.Split(setUp, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			cmds = append(cmds, l)
+		}
+	}
+	if want := []string{"go run . < testdata/requests/write-file.json", "scripts/test.sh"}; !slices.Equal(cmds, want) {
+		t.Fatalf("the README's set-up commands are %q, want %q", cmds, want)
+	}
+	if _, err := os.Stat("../testdata/requests/write-file.json"); err != nil {
+		t.Error(err)
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(ci)), "\n")
+	if last := lines[len(lines)-1]; last != "scripts/test.sh" {
+		t.Errorf(".ci/run ends with %q, not the README's test command scripts/test.sh", last)
+	}
 }
