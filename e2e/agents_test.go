@@ -94,36 +94,138 @@ func claudeEnv(home string, mock *anthropicMock, state string) []string {
 	}
 }
 
-// TestClaudeCodeHookBash: Claude Code asks askperm hook claude-code (a
-// PermissionRequest hook) about a Bash call; allowed, the command runs;
-// denied, it does not, and the reason reaches the model's next request.
-func TestClaudeCodeHookBash(t *testing.T) {
-	claude := claudeBinary(t)
-	for _, tc := range []struct {
-		name   string
-		answer []string
-		ran    bool
-		result string
-	}{
-		{"allow", []string{"--answer", "allow-once"}, true, ""},
-		{"deny", []string{"--answer", "deny-once", "--message", "not this one"}, false, "askperm: denied (user): not this one"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
-			mock := newAnthropicMock(t, toolCall{"Bash", map[string]any{"command": "touch marker", "description": "Make the marker"}})
-			hook := shellLine(append([]string{bin, "hook", "claude-code"}, tc.answer...)...)
-			writeJSON(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{
-				"hooks": map[string]any{"PermissionRequest": []any{map[string]any{"matcher": "*", "hooks": []any{
-					map[string]any{"type": "command", "command": hook, "timeout": 30}}}}}})
-			r := runAgent(t, project, claudeEnv(home, mock, state), claude, "-p", "make the marker", "--output-format", "json", "--model", "claude-sonnet-4-5")
+// hookCase is an answer askperm's hook gives an agent and what follows:
+// whether the command ran, and the text the tool's result to the model
+// holds.
+type hookCase struct {
+	name     string
+	answer   []string
+	decision string
+	ran      bool
+	result   string
+}
+
+var hookCases = []hookCase{
+	{"allow", []string{"--answer", "allow-once"}, "allow", true, ""},
+	{"deny", []string{"--answer", "deny-once", "--message", "not this one"}, "deny", false, "askperm: denied (user): not this one"},
+}
+
+// checkHookRun asserts what must follow tc: the marker command in project
+// ran or not, askperm decided the one call of tool as said (its audit log
+// in state), and the agent sent the model one result holding tc.result.
+func checkHookRun(t *testing.T, tc hookCase, project, state, tool string, results []string) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(project, "marker"))
+	if ran := err == nil; ran != tc.ran {
+		t.Errorf("command ran: %v, want %v", ran, tc.ran)
+	}
+	if len(results) != 1 || !strings.Contains(results[0], tc.result) {
+		t.Errorf("results sent to the model %q, want one holding %q", results, tc.result)
+	}
+	log, err := os.ReadFile(filepath.Join(state, "askperm", "audit.log"))
+	if err != nil {
+		t.Fatalf("askperm was not asked: %v", err)
+	}
+	var entry struct{ Tool, Decision string }
+	if lines := strings.Split(strings.TrimSpace(string(log)), "\n"); len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &entry) != nil ||
+		entry.Tool != tool || entry.Decision != tc.decision {
+		t.Errorf("audit log %s, want one %s of %s", log, tc.decision, tool)
+	}
+}
+
+// claudeHooks is Claude Code's settings with command as the hook of event.
+func claudeHooks(event, command string) map[string]any {
+	return map[string]any{"hooks": map[string]any{event: []any{map[string]any{"matcher": "*", "hooks": []any{
+		map[string]any{"type": "command", "command": command, "timeout": 30}}}}}}
+}
+
+// runClaude runs claude -p with prompt in project, settings in
+// home/.claude/settings.json, against mock.
+func runClaude(t *testing.T, mock *anthropicMock, home, project, state string, args ...string) agentRun {
+	t.Helper()
+	r := runAgent(t, project, claudeEnv(home, mock, state), append([]string{claudeBinary(t), "-p", "make the marker",
+		"--output-format", "json", "--model", "claude-sonnet-4-5"}, args...)...)
+	t.Cleanup(func() {
+		if t.Failed() {
 			t.Logf("requests: %s\nstdout %s\nstderr %s", mock.requests(), r.stdout, r.stderr)
-			_, err := os.Stat(filepath.Join(project, "marker"))
-			if ran := err == nil; ran != tc.ran {
-				t.Fatalf("command ran: %v, want %v", ran, tc.ran)
+		}
+	})
+	return r
+}
+
+// markerCall is the Bash call the mock model asks Claude Code for.
+var markerCall = toolCall{"Bash", map[string]any{"command": "touch marker", "description": "Make the marker"}}
+
+// TestClaudeCodeHookBash: Claude Code asks askperm hook claude-code about
+// a Bash call, as a PermissionRequest or a PreToolUse hook; allowed, the
+// command runs; denied, it does not, and the reason reaches the model's
+// next request.
+func TestClaudeCodeHookBash(t *testing.T) {
+	claudeBinary(t)
+	for _, event := range []string{"PermissionRequest", "PreToolUse"} {
+		for _, tc := range hookCases {
+			t.Run(event+" "+tc.name, func(t *testing.T) {
+				home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
+				mock := newAnthropicMock(t, markerCall)
+				writeJSON(t, filepath.Join(home, ".claude", "settings.json"),
+					claudeHooks(event, shellLine(append([]string{bin, "hook", "claude-code"}, tc.answer...)...)))
+				runClaude(t, mock, home, project, state)
+				checkHookRun(t, tc, project, state, "Bash", mock.toolResults())
+			})
+		}
+	}
+}
+
+// codexConfig is a Codex config.toml that talks to the mock model only,
+// asks before running any command not known safe, and checks for no
+// update.
+func codexConfig(mock *responsesMock, extra string) string {
+	return `model = "mock-model"
+model_provider = "mock"
+approval_policy = "on-request"
+approvals_reviewer = "guardian_subagent"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+[analytics]
+enabled = false
+[model_providers.mock]
+name = "mock"
+base_url = "` + mock.srv.URL + `/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+` + extra
+}
+
+// codexEnv is Codex's environment for a run against the mock.
+func codexEnv(home, codexHome, state string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + home, "TERM=dumb",
+		"XDG_STATE_HOME=" + state, "CODEX_HOME=" + codexHome, "OPENAI_API_KEY=sk-mock",
+		"CODEX_DISABLE_UPDATE_CHECK=1",
+	}
+}
+
+// TestCodexHookBash: Codex asks askperm hook codex (a PermissionRequest
+// hook) about a shell command; allowed, the command runs; denied, it does
+// not, and the reason reaches the model's next request.
+func TestCodexHookBash(t *testing.T) {
+	codex := codexBinary(t)
+	for _, tc := range hookCases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, codexHome, project, state := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+			mock := newResponsesMock(t, toolCall{"exec_command", map[string]any{"cmd": "touch marker", "sandbox_permissions": "require_escalated", "justification": "Make the marker"}})
+			hook := shellLine(append([]string{bin, "hook", "codex"}, tc.answer...)...)
+			writeJSON(t, filepath.Join(codexHome, "hooks.json"), map[string]any{
+				"hooks": map[string]any{"PermissionRequest": []any{map[string]any{"hooks": []any{
+					map[string]any{"type": "command", "command": hook, "timeout": 30}}}}}})
+			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(mock, "")), 0o600); err != nil {
+				t.Fatal(err)
 			}
-			results := mock.toolResults()
-			if len(results) != 1 || !strings.Contains(results[0], tc.result) {
-				t.Fatalf("tool results %q, want one holding %q", results, tc.result)
+			r := runAgent(t, project, codexEnv(home, codexHome, state), codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--json", "make the marker")
+			checkHookRun(t, tc, project, state, "Bash", mock.callOutputs())
+			if t.Failed() {
+				t.Logf("tools offered: %s\nstdout %s\nstderr %s", mock.offeredTools(), r.stdout, r.stderr)
 			}
 		})
 	}
