@@ -230,3 +230,22 @@ func TestCodexHookBash(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeCodePermissionPromptTool: claude -p with askperm mcp as its
+// --permission-prompt-tool asks askperm about the Bash call it would
+// prompt for; allowed, the command runs; denied, it does not, and the
+// reason reaches the model's next request.
+func TestClaudeCodePermissionPromptTool(t *testing.T) {
+	claudeBinary(t)
+	for _, tc := range hookCases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
+			mock := newAnthropicMock(t, markerCall)
+			config := filepath.Join(t.TempDir(), "mcp.json")
+			writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"askperm": map[string]any{
+				"command": bin, "args": append([]string{"mcp"}, tc.answer...)}}})
+			runClaude(t, mock, home, project, state, "--mcp-config", config, "--permission-prompt-tool", "mcp__askperm__approve")
+			checkHookRun(t, tc, project, state, "Bash", mock.toolResults())
+		})
+	}
+}
