@@ -91,6 +91,8 @@ func claudeEnv(home string, mock *anthropicMock, state string) []string {
 		"ANTHROPIC_BASE_URL=" + mock.srv.URL, "ANTHROPIC_API_KEY=sk-ant-mock",
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_BUG_COMMAND=1",
+		// MCP tools offered to the model at once, not found through a search
+		"ENABLE_TOOL_SEARCH=false",
 	}
 }
 
@@ -246,6 +248,58 @@ func TestClaudeCodePermissionPromptTool(t *testing.T) {
 				"command": bin, "args": append([]string{"mcp"}, tc.answer...)}}})
 			runClaude(t, mock, home, project, state, "--mcp-config", config, "--permission-prompt-tool", "mcp__askperm__approve")
 			checkHookRun(t, tc, project, state, "Bash", mock.toolResults())
+		})
+	}
+}
+
+// fsMarkerCall is the call of the filesystem server's write_file that
+// makes the marker in project, as Claude Code names an MCP server fs's
+// tool.
+func fsMarkerCall(project string) toolCall {
+	return toolCall{"mcp__fs__write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}}
+}
+
+// claudeMCPConfig is a --mcp-config file serving the filesystem server on
+// project as fs, behind the given command line (none: the server alone).
+func claudeMCPConfig(t *testing.T, project string, front ...string) string {
+	argv := append(front, filesystemServer(t, project)...)
+	config := filepath.Join(t.TempDir(), "mcp.json")
+	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"fs": map[string]any{"command": argv[0], "args": argv[1:]}}})
+	return config
+}
+
+// TestClaudeCodeHookMCP: Claude Code asks askperm hook claude-code about
+// an MCP tool's call (PermissionRequest); allowed, the server does it;
+// denied, it does not, and the reason reaches the model.
+func TestClaudeCodeHookMCP(t *testing.T) {
+	claudeBinary(t)
+	for _, tc := range hookCases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
+			mock := newAnthropicMock(t, fsMarkerCall(project))
+			writeJSON(t, filepath.Join(home, ".claude", "settings.json"),
+				claudeHooks("PermissionRequest", shellLine(append([]string{bin, "hook", "claude-code"}, tc.answer...)...)))
+			runClaude(t, mock, home, project, state, "--mcp-config", claudeMCPConfig(t, project))
+			checkHookRun(t, tc, project, state, "write_file", mock.toolResults())
+		})
+	}
+}
+
+// TestClaudeCodeGate: askperm gate in front of an MCP server of Claude
+// Code's, whose calls Claude Code itself allows, decides each call: allowed,
+// the server does it; denied, the server never sees it and the denial
+// reaches the model.
+func TestClaudeCodeGate(t *testing.T) {
+	claudeBinary(t)
+	for _, tc := range hookCases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
+			mock := newAnthropicMock(t, fsMarkerCall(project))
+			writeJSON(t, filepath.Join(home, ".claude", "settings.json"),
+				map[string]any{"permissions": map[string]any{"allow": []string{"mcp__fs__write_file"}}})
+			gate := append(append([]string{bin, "gate", "--name", "fs"}, tc.answer...), "--")
+			runClaude(t, mock, home, project, state, "--mcp-config", claudeMCPConfig(t, project, gate...))
+			checkHookRun(t, tc, project, state, "write_file", mock.toolResults())
 		})
 	}
 }

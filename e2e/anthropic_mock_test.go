@@ -59,7 +59,7 @@ type block struct {
 func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	m.mu.Lock()
-	m.log = append(m.log, r.Method+" "+r.URL.Path)
+	m.log = append(m.log, r.Method+" "+r.URL.Path+" "+toolNames(body))
 	m.mu.Unlock()
 	if !strings.HasSuffix(r.URL.Path, "/v1/messages") {
 		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
@@ -102,6 +102,17 @@ func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeAnthropic(w, req.Stream, map[string]any{"type": "text", "text": "ok"}, "end_turn")
 	}
+}
+
+// toolNames lists the tools a request offers, for failure messages.
+func toolNames(body []byte) string {
+	var req anthropicRequest
+	json.Unmarshal(body, &req)
+	names := make([]string, len(req.Tools))
+	for i, tool := range req.Tools {
+		names[i] = tool.Name
+	}
+	return "(tools: " + strings.Join(names, " ") + ")"
 }
 
 // toolResultText is a tool_result's content: a string or text blocks.
