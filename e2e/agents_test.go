@@ -156,7 +156,7 @@ func runClaude(t *testing.T, mock *anthropicMock, home, project, state string, a
 }
 
 // markerCall is the Bash call the mock model asks Claude Code for.
-var markerCall = toolCall{"Bash", map[string]any{"command": "touch marker", "description": "Make the marker"}}
+var markerCall = toolCall{"Bash", map[string]any{"command": "touch marker", "description": "Make the marker"}, ""}
 
 // TestClaudeCodeHookBash: Claude Code asks askperm hook claude-code about
 // a Bash call, as a PermissionRequest or a PreToolUse hook; allowed, the
@@ -208,27 +208,52 @@ func codexEnv(home, codexHome, state string) []string {
 	}
 }
 
+// codexHook is Codex's hooks.json with command as its PermissionRequest
+// hook.
+func codexHook(command string) map[string]any {
+	return map[string]any{"hooks": map[string]any{"PermissionRequest": []any{map[string]any{"hooks": []any{
+		map[string]any{"type": "command", "command": command, "timeout": 30}}}}}}
+}
+
+// runCodex runs codex exec in project against mock, with config.toml's
+// extra lines and hooks as hooks.json (none when nil). Hooks run untrusted
+// (--dangerously-bypass-hook-trust): trusting one is the interactive
+// /hooks review, which records its hash in config.toml.
+func runCodex(t *testing.T, mock *responsesMock, project, state, extra string, hooks map[string]any) agentRun {
+	t.Helper()
+	home, codexHome := t.TempDir(), t.TempDir()
+	if hooks != nil {
+		writeJSON(t, filepath.Join(codexHome, "hooks.json"), hooks)
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(mock, extra)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runAgent(t, project, codexEnv(home, codexHome, state), codexBinary(t), "exec", "--skip-git-repo-check",
+		"--dangerously-bypass-hook-trust", "--json", "make the marker")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("tools offered: %s\nstdout %s\nstderr %s", mock.offeredTools(), r.stdout, r.stderr)
+		}
+	})
+	return r
+}
+
+// codexMarkerCall is the shell call the mock model asks Codex for: with
+// escalated permissions, so that Codex asks before running it.
+var codexMarkerCall = toolCall{"exec_command", map[string]any{"cmd": "touch marker",
+	"sandbox_permissions": "require_escalated", "justification": "Make the marker"}, ""}
+
 // TestCodexHookBash: Codex asks askperm hook codex (a PermissionRequest
 // hook) about a shell command; allowed, the command runs; denied, it does
 // not, and the reason reaches the model's next request.
 func TestCodexHookBash(t *testing.T) {
-	codex := codexBinary(t)
+	codexBinary(t)
 	for _, tc := range hookCases {
 		t.Run(tc.name, func(t *testing.T) {
-			home, codexHome, project, state := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
-			mock := newResponsesMock(t, toolCall{"exec_command", map[string]any{"cmd": "touch marker", "sandbox_permissions": "require_escalated", "justification": "Make the marker"}})
-			hook := shellLine(append([]string{bin, "hook", "codex"}, tc.answer...)...)
-			writeJSON(t, filepath.Join(codexHome, "hooks.json"), map[string]any{
-				"hooks": map[string]any{"PermissionRequest": []any{map[string]any{"hooks": []any{
-					map[string]any{"type": "command", "command": hook, "timeout": 30}}}}}})
-			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(mock, "")), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			r := runAgent(t, project, codexEnv(home, codexHome, state), codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--json", "make the marker")
+			project, state := t.TempDir(), t.TempDir()
+			mock := newResponsesMock(t, codexMarkerCall)
+			runCodex(t, mock, project, state, "", codexHook(shellLine(append([]string{bin, "hook", "codex"}, tc.answer...)...)))
 			checkHookRun(t, tc, project, state, "Bash", mock.callOutputs())
-			if t.Failed() {
-				t.Logf("tools offered: %s\nstdout %s\nstderr %s", mock.offeredTools(), r.stdout, r.stderr)
-			}
 		})
 	}
 }
@@ -256,7 +281,7 @@ func TestClaudeCodePermissionPromptTool(t *testing.T) {
 // makes the marker in project, as Claude Code names an MCP server fs's
 // tool.
 func fsMarkerCall(project string) toolCall {
-	return toolCall{"mcp__fs__write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}}
+	return toolCall{"mcp__fs__write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}, ""}
 }
 
 // claudeMCPConfig is a --mcp-config file serving the filesystem server on
@@ -297,9 +322,52 @@ func TestClaudeCodeGate(t *testing.T) {
 			mock := newAnthropicMock(t, fsMarkerCall(project))
 			writeJSON(t, filepath.Join(home, ".claude", "settings.json"),
 				map[string]any{"permissions": map[string]any{"allow": []string{"mcp__fs__write_file"}}})
-			gate := append(append([]string{bin, "gate", "--name", "fs"}, tc.answer...), "--")
+			// Codex starts an MCP server with few of its variables
+			// (no XDG_STATE_HOME): the state directory is a flag.
+			gate := append(append([]string{bin, "gate", "--name", "fs", "--state-dir", filepath.Join(state, "askperm")}, tc.answer...), "--")
 			runClaude(t, mock, home, project, state, "--mcp-config", claudeMCPConfig(t, project, gate...))
 			checkHookRun(t, tc, project, state, "write_file", mock.toolResults())
+		})
+	}
+}
+
+// codexMCPServer is config.toml's lines serving the filesystem server on
+// project as fs, behind the given command line (none: the server alone).
+func codexMCPServer(t *testing.T, project string, front ...string) string {
+	argv := append(front, filesystemServer(t, project)...)
+	args, _ := json.Marshal(argv[1:])
+	command, _ := json.Marshal(argv[0])
+	return "[mcp_servers.fs]\ncommand = " + string(command) + "\nargs = " + string(args) + "\n"
+}
+
+// TestCodexHookMCP: Codex asks askperm hook codex about an MCP tool's
+// call; allowed, the server does it; denied, it does not, and the reason
+// reaches the model.
+func TestCodexHookMCP(t *testing.T) {
+	codexBinary(t)
+	for _, tc := range hookCases {
+		t.Run(tc.name, func(t *testing.T) {
+			project, state := t.TempDir(), t.TempDir()
+			mock := newResponsesMock(t, toolCall{"write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}, "mcp__fs"})
+			runCodex(t, mock, project, state, codexMCPServer(t, project), codexHook(shellLine(append([]string{bin, "hook", "codex"}, tc.answer...)...)))
+			checkHookRun(t, tc, project, state, "write_file", mock.callOutputs())
+		})
+	}
+}
+
+// TestCodexGate: askperm gate in front of an MCP server of Codex's decides
+// each call: allowed, the server does it; denied, the server never sees
+// it and the denial reaches the model.
+func TestCodexGate(t *testing.T) {
+	codexBinary(t)
+	for _, tc := range hookCases {
+		t.Run(tc.name, func(t *testing.T) {
+			project, state := t.TempDir(), t.TempDir()
+			mock := newResponsesMock(t, toolCall{"write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}, "mcp__fs"})
+			gate := append(append([]string{bin, "gate", "--name", "fs", "--state-dir", filepath.Join(state, "askperm")}, tc.answer...), "--")
+			// Codex approves the server's tools itself: the gate decides.
+			runCodex(t, mock, project, state, codexMCPServer(t, project, gate...)+"default_tools_approval_mode = \"approve\"\n", nil)
+			checkHookRun(t, tc, project, state, "write_file", mock.callOutputs())
 		})
 	}
 }

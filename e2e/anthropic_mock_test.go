@@ -11,10 +11,13 @@ import (
 	"testing"
 )
 
-// toolCall is the one call a mock model asks for.
+// toolCall is the one call a mock model asks for: a tool's name, within
+// a namespace of tools when the API has them (the Responses API's MCP
+// servers), and its input.
 type toolCall struct {
-	name  string
-	input map[string]any
+	name      string
+	input     map[string]any
+	namespace string
 }
 
 // anthropicMock is a model behind the Anthropic Messages API on loopback:

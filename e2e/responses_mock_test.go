@@ -58,8 +58,12 @@ func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
 			m.tools = append(m.tools, tool.Type+":"+tool.Name)
 		}
 	}
+	want := m.call.name
+	if m.call.namespace != "" {
+		want = m.call.namespace
+	}
 	for _, tool := range req.Tools {
-		offered = offered || tool.Name == m.call.name
+		offered = offered || tool.Name == want
 	}
 	answered := false
 	for _, item := range req.Input {
@@ -77,8 +81,11 @@ func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
 	event(map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_mock"}})
 	if offered && !answered {
 		args, _ := json.Marshal(m.call.input)
-		event(map[string]any{"type": "response.output_item.done", "item": map[string]any{
-			"type": "function_call", "call_id": "call_mock1", "name": m.call.name, "arguments": string(args)}})
+		item := map[string]any{"type": "function_call", "call_id": "call_mock1", "name": m.call.name, "arguments": string(args)}
+		if m.call.namespace != "" {
+			item["namespace"] = m.call.namespace
+		}
+		event(map[string]any{"type": "response.output_item.done", "item": item})
 	} else {
 		event(map[string]any{"type": "response.output_item.done", "item": map[string]any{
 			"type": "message", "role": "assistant", "id": "msg_mock",
