@@ -124,15 +124,30 @@ func checkHookRun(t *testing.T, tc hookCase, project, state, tool string, result
 	if len(results) != 1 || !strings.Contains(results[0], tc.result) {
 		t.Errorf("results sent to the model %q, want one holding %q", results, tc.result)
 	}
+	if log := auditLog(t, state); len(log) != 1 || log[0].Tool != tool || log[0].Decision != tc.decision {
+		t.Errorf("audit log %+v, want one %s of %s", log, tc.decision, tool)
+	}
+}
+
+// auditEntry is what the tests read of an audit log line.
+type auditEntry struct{ Tool, Decision, Cause string }
+
+// auditLog is what askperm decided with its state in state.
+func auditLog(t *testing.T, state string) []auditEntry {
+	t.Helper()
 	log, err := os.ReadFile(filepath.Join(state, "askperm", "audit.log"))
 	if err != nil {
 		t.Fatalf("askperm was not asked: %v", err)
 	}
-	var entry struct{ Tool, Decision string }
-	if lines := strings.Split(strings.TrimSpace(string(log)), "\n"); len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &entry) != nil ||
-		entry.Tool != tool || entry.Decision != tc.decision {
-		t.Errorf("audit log %s, want one %s of %s", log, tc.decision, tool)
+	var entries []auditEntry
+	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		var e auditEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit log line %q: %v", line, err)
+		}
+		entries = append(entries, e)
 	}
+	return entries
 }
 
 // claudeHooks is Claude Code's settings with command as the hook of event.
@@ -369,5 +384,46 @@ func TestCodexGate(t *testing.T) {
 			runCodex(t, mock, project, state, codexMCPServer(t, project, gate...)+"default_tools_approval_mode = \"approve\"\n", nil)
 			checkHookRun(t, tc, project, state, "write_file", mock.callOutputs())
 		})
+	}
+}
+
+// TestClaudeCodeHookAllowAlways: a Bash call allowed always through the
+// hook is remembered by askperm, which allows the same call in Claude
+// Code's next session with nobody to ask; Claude Code is given no rule of
+// its own (its Bash rules would cover more), so no settings file of its
+// changes.
+func TestClaudeCodeHookAllowAlways(t *testing.T) {
+	claudeBinary(t)
+	home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	hook := []string{bin, "hook", "claude-code"}
+	always := hookCase{"allow always", []string{"--answer", "allow-always"}, "allow", true, ""}
+	writeJSON(t, settings, claudeHooks("PermissionRequest", shellLine(append(hook, always.answer...)...)))
+	mock := newAnthropicMock(t, markerCall)
+	runClaude(t, mock, home, project, state)
+	checkHookRun(t, always, project, state, "Bash", mock.toolResults())
+	if err := os.Remove(filepath.Join(project, "marker")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The next session's hook has no answer and nobody to ask: only the
+	// remembered rule can allow.
+	writeJSON(t, settings, claudeHooks("PermissionRequest", shellLine(hook...)))
+	before, _ := os.ReadFile(settings)
+	mock = newAnthropicMock(t, markerCall)
+	runClaude(t, mock, home, project, state)
+	if _, err := os.Stat(filepath.Join(project, "marker")); err != nil {
+		t.Errorf("the remembered rule did not allow the call: %v; results %q", err, mock.toolResults())
+	}
+	if log := auditLog(t, state); len(log) != 2 || log[1] != (auditEntry{"Bash", "allow", "rule"}) {
+		t.Errorf("audit log %+v, want the second call allowed by the rule", log)
+	}
+	if after, _ := os.ReadFile(settings); !bytes.Equal(before, after) {
+		t.Errorf("Claude Code's settings changed:\n%s", after)
+	}
+	for _, f := range []string{filepath.Join(project, ".claude", "settings.local.json"), filepath.Join(project, ".claude", "settings.json")} {
+		if b, err := os.ReadFile(f); err == nil {
+			t.Errorf("Claude Code saved a rule of its own in %s:\n%s", f, b)
+		}
 	}
 }
