@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -17,20 +19,37 @@ import (
 const agentDeadline = 45 * time.Second
 
 // claudeBinary finds the Claude Code CLI: the one .ci/run installs from npm
-// (@anthropic-ai/claude-code), or claude on PATH.
+// (@anthropic-ai/claude-code), or claude on PATH; the test is skipped
+// when there is none or it cannot run here.
 func claudeBinary(t *testing.T) string {
 	t.Helper()
-	if abs, err := filepath.Abs("../.ci/tools/node_modules/.bin/claude"); err == nil {
-		if _, err := os.Stat(abs); err == nil {
-			return abs
+	claude, err := filepath.Abs("../.ci/tools/node_modules/.bin/claude")
+	if _, serr := os.Stat(claude); err != nil || serr != nil {
+		if claude, err = exec.LookPath("claude"); err != nil {
+			t.Skip("Claude Code is not installed (.ci/run installs @anthropic-ai/claude-code from npm): the tests with the real agent are skipped")
 		}
 	}
-	if p, err := exec.LookPath("claude"); err == nil {
-		return p
+	claudeRuns.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), agentDeadline)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, claude, "--version")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "DISABLE_AUTOUPDATER=1"}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			claudeBroken = fmt.Sprintf("claude --version: %v: %.200s", err, out)
+		}
+	})
+	if claudeBroken != "" {
+		t.Skip("Claude Code cannot run here, so the tests with the real agent are skipped: " + claudeBroken)
 	}
-	t.Skip("Claude Code is not installed (.ci/run installs @anthropic-ai/claude-code from npm): the tests with the real agent are skipped")
-	return ""
+	return claude
 }
+
+// claudeRuns checks once whether Claude Code runs; claudeBroken says why not.
+var (
+	claudeRuns   sync.Once
+	claudeBroken string
+)
 
 // agentRun is how a run of an agent ended.
 type agentRun struct {
