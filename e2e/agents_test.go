@@ -100,24 +100,9 @@ func shellLine(argv ...string) string {
 	return strings.Join(quoted, " ")
 }
 
-// claudeEnv is Claude Code's environment for a run against the mock: a
-// HOME of its own, a dummy key, and no update check, telemetry or error
-// reporting, since the only network it has is the mock.
-func claudeEnv(home string, mock *anthropicMock, state string) []string {
-	return []string{
-		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + home, "TERM=dumb",
-		"XDG_STATE_HOME=" + state,
-		"ANTHROPIC_BASE_URL=" + mock.srv.URL, "ANTHROPIC_API_KEY=sk-ant-mock",
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_BUG_COMMAND=1",
-		// MCP tools offered to the model at once, not found through a search
-		"ENABLE_TOOL_SEARCH=false",
-	}
-}
-
-// hookCase is an answer askperm's hook gives an agent and what follows:
-// whether the command ran, and the text the tool's result to the model
-// holds.
+// hookCase is an answer askperm gives an agent and what follows: whether
+// the marker command ran, and the text the result the agent sends the
+// model holds.
 type hookCase struct {
 	name     string
 	answer   []string
@@ -131,9 +116,9 @@ var hookCases = []hookCase{
 	{"deny", []string{"--answer", "deny-once", "--message", "not this one"}, "deny", false, "askperm: denied (user): not this one"},
 }
 
-// checkHookRun asserts what must follow tc: the marker command in project
-// ran or not, askperm decided the one call of tool as said (its audit log
-// in state), and the agent sent the model one result holding tc.result.
+// checkHookRun asserts what must follow tc: the marker in project was made
+// or not, askperm decided the one call of tool as said (its audit log in
+// state), and the agent sent the model one result holding tc.result.
 func checkHookRun(t *testing.T, tc hookCase, project, state, tool string, results []string) {
 	t.Helper()
 	_, err := os.Stat(filepath.Join(project, "marker"))
@@ -169,52 +154,95 @@ func auditLog(t *testing.T, state string) []auditEntry {
 	return entries
 }
 
+// hookCommand is the command line of askperm's hook for agent, answering
+// as tc says.
+func hookCommand(agent string, tc hookCase) string {
+	return shellLine(append([]string{bin, "hook", agent}, tc.answer...)...)
+}
+
+// gateCommand is askperm gate's command line in front of the MCP server
+// fs, answering as tc says. Codex starts an MCP server with few of its
+// variables (no XDG_STATE_HOME): the state directory is a flag.
+func gateCommand(state string, tc hookCase) []string {
+	return append(append([]string{bin, "gate", "--name", "fs", "--state-dir", filepath.Join(state, "askperm")}, tc.answer...), "--")
+}
+
+// markerCall is the Bash call that makes the marker, as Claude Code's
+// model asks for it.
+var markerCall = toolCall{"Bash", map[string]any{"command": "touch marker", "description": "Make the marker"}, ""}
+
+// codexMarkerCall is the shell call that makes the marker, as Codex's
+// model asks for it: with escalated permissions, so that Codex asks
+// before running it.
+var codexMarkerCall = toolCall{"exec_command", map[string]any{"cmd": "touch marker",
+	"sandbox_permissions": "require_escalated", "justification": "Make the marker"}, ""}
+
+// fsMarkerCall is the call of the filesystem server's write_file that
+// makes the marker in project, as Claude Code names an MCP server fs's
+// tool.
+func fsMarkerCall(project string) toolCall {
+	return toolCall{"mcp__fs__write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}, ""}
+}
+
+// codexFsMarkerCall is fsMarkerCall as Codex offers MCP tools: in a
+// namespace per server.
+func codexFsMarkerCall(project string) toolCall {
+	return toolCall{"write_file", fsMarkerCall(project).input, "mcp__fs"}
+}
+
+// claudeEnv is Claude Code's environment for a run against the mock: a
+// HOME of its own, a dummy key, and no update check, telemetry or error
+// reporting, since the only network it has is the mock.
+func claudeEnv(home string, mock *anthropicMock, state string) []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + home, "TERM=dumb",
+		"XDG_STATE_HOME=" + state,
+		"ANTHROPIC_BASE_URL=" + mock.srv.URL, "ANTHROPIC_API_KEY=sk-ant-mock",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_BUG_COMMAND=1",
+		// MCP tools offered to the model at once, not found through a search
+		"ENABLE_TOOL_SEARCH=false",
+	}
+}
+
 // claudeHooks is Claude Code's settings with command as the hook of event.
 func claudeHooks(event, command string) map[string]any {
 	return map[string]any{"hooks": map[string]any{event: []any{map[string]any{"matcher": "*", "hooks": []any{
 		map[string]any{"type": "command", "command": command, "timeout": 30}}}}}}
 }
 
-// runClaude runs claude -p with prompt in project, settings in
-// home/.claude/settings.json, against mock.
-func runClaude(t *testing.T, mock *anthropicMock, home, project, state string, args ...string) agentRun {
+// claudeMCPConfig is a --mcp-config file serving the filesystem server on
+// project as fs, behind the given command line (none: the server alone).
+func claudeMCPConfig(t *testing.T, project string, front ...string) string {
+	argv := append(front, filesystemServer(t, project)...)
+	config := filepath.Join(t.TempDir(), "mcp.json")
+	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"fs": map[string]any{"command": argv[0], "args": argv[1:]}}})
+	return config
+}
+
+// runClaude runs claude -p in project, with settings in
+// home/.claude/settings.json, against a mock model asking for call, and
+// returns the results Claude Code sent back.
+func runClaude(t *testing.T, call toolCall, home, project, state string, settings map[string]any, args ...string) []string {
 	t.Helper()
+	writeJSON(t, filepath.Join(home, ".claude", "settings.json"), settings)
+	mock := newAnthropicMock(t, call)
 	r := runAgent(t, project, claudeEnv(home, mock, state), append([]string{claudeBinary(t), "-p", "make the marker",
 		"--output-format", "json", "--model", "claude-sonnet-4-5"}, args...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("requests: %s\nstdout %s\nstderr %s", mock.requests(), r.stdout, r.stderr)
+			t.Logf("requests:\n%s\nstdout %s\nstderr %s", mock.notes(), r.stdout, r.stderr)
 		}
 	})
-	return r
-}
-
-// markerCall is the Bash call the mock model asks Claude Code for.
-var markerCall = toolCall{"Bash", map[string]any{"command": "touch marker", "description": "Make the marker"}, ""}
-
-// TestClaudeCodeHookBash: Claude Code asks askperm hook claude-code about
-// a Bash call, as a PermissionRequest or a PreToolUse hook; allowed, the
-// command runs; denied, it does not, and the reason reaches the model's
-// next request.
-func TestClaudeCodeHookBash(t *testing.T) {
-	claudeBinary(t)
-	for _, event := range []string{"PermissionRequest", "PreToolUse"} {
-		for _, tc := range hookCases {
-			t.Run(event+" "+tc.name, func(t *testing.T) {
-				home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
-				mock := newAnthropicMock(t, markerCall)
-				writeJSON(t, filepath.Join(home, ".claude", "settings.json"),
-					claudeHooks(event, shellLine(append([]string{bin, "hook", "claude-code"}, tc.answer...)...)))
-				runClaude(t, mock, home, project, state)
-				checkHookRun(t, tc, project, state, "Bash", mock.toolResults())
-			})
-		}
-	}
+	return mock.results()
 }
 
 // codexConfig is a Codex config.toml that talks to the mock model only,
-// asks before running any command not known safe, and checks for no
-// update.
+// asks before a command that needs more than the read-only sandbox, and
+// checks for no update. codex exec asks nobody with approvals_reviewer
+// "user" (it runs with approval policy never and refuses the call
+// unasked); with "guardian_subagent" it asks the PermissionRequest hook
+// first, and only a call no hook decided goes to the reviewer.
 func codexConfig(mock *responsesMock, extra string) string {
 	return `model = "mock-model"
 model_provider = "mock"
@@ -238,7 +266,6 @@ func codexEnv(home, codexHome, state string) []string {
 	return []string{
 		"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + home, "TERM=dumb",
 		"XDG_STATE_HOME=" + state, "CODEX_HOME=" + codexHome, "OPENAI_API_KEY=sk-mock",
-		"CODEX_DISABLE_UPDATE_CHECK=1",
 	}
 }
 
@@ -247,122 +274,6 @@ func codexEnv(home, codexHome, state string) []string {
 func codexHook(command string) map[string]any {
 	return map[string]any{"hooks": map[string]any{"PermissionRequest": []any{map[string]any{"hooks": []any{
 		map[string]any{"type": "command", "command": command, "timeout": 30}}}}}}
-}
-
-// runCodex runs codex exec in project against mock, with config.toml's
-// extra lines and hooks as hooks.json (none when nil). Hooks run untrusted
-// (--dangerously-bypass-hook-trust): trusting one is the interactive
-// /hooks review, which records its hash in config.toml.
-func runCodex(t *testing.T, mock *responsesMock, project, state, extra string, hooks map[string]any) agentRun {
-	t.Helper()
-	home, codexHome := t.TempDir(), t.TempDir()
-	if hooks != nil {
-		writeJSON(t, filepath.Join(codexHome, "hooks.json"), hooks)
-	}
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(mock, extra)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := runAgent(t, project, codexEnv(home, codexHome, state), codexBinary(t), "exec", "--skip-git-repo-check",
-		"--dangerously-bypass-hook-trust", "--json", "make the marker")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("tools offered: %s\nstdout %s\nstderr %s", mock.offeredTools(), r.stdout, r.stderr)
-		}
-	})
-	return r
-}
-
-// codexMarkerCall is the shell call the mock model asks Codex for: with
-// escalated permissions, so that Codex asks before running it.
-var codexMarkerCall = toolCall{"exec_command", map[string]any{"cmd": "touch marker",
-	"sandbox_permissions": "require_escalated", "justification": "Make the marker"}, ""}
-
-// TestCodexHookBash: Codex asks askperm hook codex (a PermissionRequest
-// hook) about a shell command; allowed, the command runs; denied, it does
-// not, and the reason reaches the model's next request.
-func TestCodexHookBash(t *testing.T) {
-	codexBinary(t)
-	for _, tc := range hookCases {
-		t.Run(tc.name, func(t *testing.T) {
-			project, state := t.TempDir(), t.TempDir()
-			mock := newResponsesMock(t, codexMarkerCall)
-			runCodex(t, mock, project, state, "", codexHook(shellLine(append([]string{bin, "hook", "codex"}, tc.answer...)...)))
-			checkHookRun(t, tc, project, state, "Bash", mock.callOutputs())
-		})
-	}
-}
-
-// TestClaudeCodePermissionPromptTool: claude -p with askperm mcp as its
-// --permission-prompt-tool asks askperm about the Bash call it would
-// prompt for; allowed, the command runs; denied, it does not, and the
-// reason reaches the model's next request.
-func TestClaudeCodePermissionPromptTool(t *testing.T) {
-	claudeBinary(t)
-	for _, tc := range hookCases {
-		t.Run(tc.name, func(t *testing.T) {
-			home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
-			mock := newAnthropicMock(t, markerCall)
-			config := filepath.Join(t.TempDir(), "mcp.json")
-			writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"askperm": map[string]any{
-				"command": bin, "args": append([]string{"mcp"}, tc.answer...)}}})
-			runClaude(t, mock, home, project, state, "--mcp-config", config, "--permission-prompt-tool", "mcp__askperm__approve")
-			checkHookRun(t, tc, project, state, "Bash", mock.toolResults())
-		})
-	}
-}
-
-// fsMarkerCall is the call of the filesystem server's write_file that
-// makes the marker in project, as Claude Code names an MCP server fs's
-// tool.
-func fsMarkerCall(project string) toolCall {
-	return toolCall{"mcp__fs__write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}, ""}
-}
-
-// claudeMCPConfig is a --mcp-config file serving the filesystem server on
-// project as fs, behind the given command line (none: the server alone).
-func claudeMCPConfig(t *testing.T, project string, front ...string) string {
-	argv := append(front, filesystemServer(t, project)...)
-	config := filepath.Join(t.TempDir(), "mcp.json")
-	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"fs": map[string]any{"command": argv[0], "args": argv[1:]}}})
-	return config
-}
-
-// TestClaudeCodeHookMCP: Claude Code asks askperm hook claude-code about
-// an MCP tool's call (PermissionRequest); allowed, the server does it;
-// denied, it does not, and the reason reaches the model.
-func TestClaudeCodeHookMCP(t *testing.T) {
-	claudeBinary(t)
-	for _, tc := range hookCases {
-		t.Run(tc.name, func(t *testing.T) {
-			home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
-			mock := newAnthropicMock(t, fsMarkerCall(project))
-			writeJSON(t, filepath.Join(home, ".claude", "settings.json"),
-				claudeHooks("PermissionRequest", shellLine(append([]string{bin, "hook", "claude-code"}, tc.answer...)...)))
-			runClaude(t, mock, home, project, state, "--mcp-config", claudeMCPConfig(t, project))
-			checkHookRun(t, tc, project, state, "write_file", mock.toolResults())
-		})
-	}
-}
-
-// TestClaudeCodeGate: askperm gate in front of an MCP server of Claude
-// Code's, whose calls Claude Code itself allows, decides each call: allowed,
-// the server does it; denied, the server never sees it and the denial
-// reaches the model.
-func TestClaudeCodeGate(t *testing.T) {
-	claudeBinary(t)
-	for _, tc := range hookCases {
-		t.Run(tc.name, func(t *testing.T) {
-			home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
-			mock := newAnthropicMock(t, fsMarkerCall(project))
-			writeJSON(t, filepath.Join(home, ".claude", "settings.json"),
-				map[string]any{"permissions": map[string]any{"allow": []string{"mcp__fs__write_file"}}})
-			// Codex starts an MCP server with few of its variables
-			// (no XDG_STATE_HOME): the state directory is a flag.
-			gate := append(append([]string{bin, "gate", "--name", "fs", "--state-dir", filepath.Join(state, "askperm")}, tc.answer...), "--")
-			runClaude(t, mock, home, project, state, "--mcp-config", claudeMCPConfig(t, project, gate...))
-			checkHookRun(t, tc, project, state, "write_file", mock.toolResults())
-		})
-	}
 }
 
 // codexMCPServer is config.toml's lines serving the filesystem server on
@@ -374,35 +285,84 @@ func codexMCPServer(t *testing.T, project string, front ...string) string {
 	return "[mcp_servers.fs]\ncommand = " + string(command) + "\nargs = " + string(args) + "\n"
 }
 
-// TestCodexHookMCP: Codex asks askperm hook codex about an MCP tool's
-// call; allowed, the server does it; denied, it does not, and the reason
-// reaches the model.
-func TestCodexHookMCP(t *testing.T) {
-	codexBinary(t)
-	for _, tc := range hookCases {
-		t.Run(tc.name, func(t *testing.T) {
-			project, state := t.TempDir(), t.TempDir()
-			mock := newResponsesMock(t, toolCall{"write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}, "mcp__fs"})
-			runCodex(t, mock, project, state, codexMCPServer(t, project), codexHook(shellLine(append([]string{bin, "hook", "codex"}, tc.answer...)...)))
-			checkHookRun(t, tc, project, state, "write_file", mock.callOutputs())
-		})
+// runCodex runs codex exec in project against a mock model asking for
+// call, with config.toml's extra lines and hooks as hooks.json (none when
+// nil), and returns the results Codex sent back. Hooks run untrusted
+// (--dangerously-bypass-hook-trust): Codex runs a hook only once the
+// person trusted it in the interactive /hooks review, which records its
+// hash in config.toml.
+func runCodex(t *testing.T, call toolCall, project, state, extra string, hooks map[string]any) []string {
+	t.Helper()
+	home, codexHome := t.TempDir(), t.TempDir()
+	if hooks != nil {
+		writeJSON(t, filepath.Join(codexHome, "hooks.json"), hooks)
 	}
+	mock := newResponsesMock(t, call)
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(mock, extra)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runAgent(t, project, codexEnv(home, codexHome, state), codexBinary(t), "exec", "--skip-git-repo-check",
+		"--dangerously-bypass-hook-trust", "--json", "make the marker")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("requests:\n%s\nstdout %s\nstderr %s", mock.notes(), r.stdout, r.stderr)
+		}
+	})
+	return mock.results()
 }
 
-// TestCodexGate: askperm gate in front of an MCP server of Codex's decides
-// each call: allowed, the server does it; denied, the server never sees
-// it and the denial reaches the model.
-func TestCodexGate(t *testing.T) {
-	codexBinary(t)
-	for _, tc := range hookCases {
-		t.Run(tc.name, func(t *testing.T) {
-			project, state := t.TempDir(), t.TempDir()
-			mock := newResponsesMock(t, toolCall{"write_file", map[string]any{"path": filepath.Join(project, "marker"), "content": "made"}, "mcp__fs"})
-			gate := append(append([]string{bin, "gate", "--name", "fs", "--state-dir", filepath.Join(state, "askperm")}, tc.answer...), "--")
+// TestAgentsAskAskperm: each real agent asks askperm about a call on each
+// way it can (its hook, about a shell command and an MCP tool's call;
+// Claude Code's --permission-prompt-tool with askperm mcp; askperm gate
+// as the MCP server, whose calls the agent itself lets through); allowed,
+// the call is made; denied, it is not, and the reason reaches the model's
+// next request.
+func TestAgentsAskAskperm(t *testing.T) {
+	type run = func(t *testing.T, tc hookCase, home, project, state string) []string
+	mcpAllowed := map[string]any{"permissions": map[string]any{"allow": []string{"mcp__fs__write_file"}}}
+	for _, route := range []struct {
+		name, tool string
+		run        run
+	}{
+		{"claude-code PermissionRequest hook, Bash", "Bash", func(t *testing.T, tc hookCase, home, project, state string) []string {
+			return runClaude(t, markerCall, home, project, state, claudeHooks("PermissionRequest", hookCommand("claude-code", tc)))
+		}},
+		{"claude-code PreToolUse hook, Bash", "Bash", func(t *testing.T, tc hookCase, home, project, state string) []string {
+			return runClaude(t, markerCall, home, project, state, claudeHooks("PreToolUse", hookCommand("claude-code", tc)))
+		}},
+		{"claude-code PermissionRequest hook, MCP", "write_file", func(t *testing.T, tc hookCase, home, project, state string) []string {
+			return runClaude(t, fsMarkerCall(project), home, project, state, claudeHooks("PermissionRequest", hookCommand("claude-code", tc)),
+				"--mcp-config", claudeMCPConfig(t, project))
+		}},
+		{"claude-code permission-prompt-tool", "Bash", func(t *testing.T, tc hookCase, home, project, state string) []string {
+			config := filepath.Join(t.TempDir(), "mcp.json")
+			writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"askperm": map[string]any{
+				"command": bin, "args": append([]string{"mcp"}, tc.answer...)}}})
+			return runClaude(t, markerCall, home, project, state, map[string]any{},
+				"--mcp-config", config, "--permission-prompt-tool", "mcp__askperm__approve")
+		}},
+		{"claude-code gate", "write_file", func(t *testing.T, tc hookCase, home, project, state string) []string {
+			return runClaude(t, fsMarkerCall(project), home, project, state, mcpAllowed,
+				"--mcp-config", claudeMCPConfig(t, project, gateCommand(state, tc)...))
+		}},
+		{"codex PermissionRequest hook, shell", "Bash", func(t *testing.T, tc hookCase, home, project, state string) []string {
+			return runCodex(t, codexMarkerCall, project, state, "", codexHook(hookCommand("codex", tc)))
+		}},
+		{"codex PermissionRequest hook, MCP", "write_file", func(t *testing.T, tc hookCase, home, project, state string) []string {
+			return runCodex(t, codexFsMarkerCall(project), project, state, codexMCPServer(t, project), codexHook(hookCommand("codex", tc)))
+		}},
+		{"codex gate", "write_file", func(t *testing.T, tc hookCase, home, project, state string) []string {
 			// Codex approves the server's tools itself: the gate decides.
-			runCodex(t, mock, project, state, codexMCPServer(t, project, gate...)+"default_tools_approval_mode = \"approve\"\n", nil)
-			checkHookRun(t, tc, project, state, "write_file", mock.callOutputs())
-		})
+			return runCodex(t, codexFsMarkerCall(project), project, state,
+				codexMCPServer(t, project, gateCommand(state, tc)...)+"default_tools_approval_mode = \"approve\"\n", nil)
+		}},
+	} {
+		for _, tc := range hookCases {
+			t.Run(route.name+", "+tc.name, func(t *testing.T) {
+				home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
+				checkHookRun(t, tc, project, state, route.tool, route.run(t, tc, home, project, state))
+			})
+		}
 	}
 }
 
@@ -414,35 +374,34 @@ func TestCodexGate(t *testing.T) {
 func TestClaudeCodeHookAllowAlways(t *testing.T) {
 	claudeBinary(t)
 	home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
-	settings := filepath.Join(home, ".claude", "settings.json")
-	hook := []string{bin, "hook", "claude-code"}
+	noClaudeRule := func() {
+		t.Helper()
+		var user map[string]any
+		if b, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json")); err != nil || json.Unmarshal(b, &user) != nil || user["permissions"] != nil {
+			t.Errorf("Claude Code's user settings hold a rule of its own (%v):\n%s", err, b)
+		}
+		for _, f := range []string{filepath.Join(project, ".claude", "settings.local.json"), filepath.Join(project, ".claude", "settings.json")} {
+			if b, err := os.ReadFile(f); err == nil {
+				t.Errorf("Claude Code saved a rule of its own in %s:\n%s", f, b)
+			}
+		}
+	}
 	always := hookCase{"allow always", []string{"--answer", "allow-always"}, "allow", true, ""}
-	writeJSON(t, settings, claudeHooks("PermissionRequest", shellLine(append(hook, always.answer...)...)))
-	mock := newAnthropicMock(t, markerCall)
-	runClaude(t, mock, home, project, state)
-	checkHookRun(t, always, project, state, "Bash", mock.toolResults())
+	checkHookRun(t, always, project, state, "Bash",
+		runClaude(t, markerCall, home, project, state, claudeHooks("PermissionRequest", hookCommand("claude-code", always))))
+	noClaudeRule()
 	if err := os.Remove(filepath.Join(project, "marker")); err != nil {
 		t.Fatal(err)
 	}
 
 	// The next session's hook has no answer and nobody to ask: only the
 	// remembered rule can allow.
-	writeJSON(t, settings, claudeHooks("PermissionRequest", shellLine(hook...)))
-	before, _ := os.ReadFile(settings)
-	mock = newAnthropicMock(t, markerCall)
-	runClaude(t, mock, home, project, state)
+	results := runClaude(t, markerCall, home, project, state, claudeHooks("PermissionRequest", shellLine(bin, "hook", "claude-code")))
 	if _, err := os.Stat(filepath.Join(project, "marker")); err != nil {
-		t.Errorf("the remembered rule did not allow the call: %v; results %q", err, mock.toolResults())
+		t.Errorf("the remembered rule did not allow the call: %v; results %q", err, results)
 	}
 	if log := auditLog(t, state); len(log) != 2 || log[1] != (auditEntry{"Bash", "allow", "rule"}) {
 		t.Errorf("audit log %+v, want the second call allowed by the rule", log)
 	}
-	if after, _ := os.ReadFile(settings); !bytes.Equal(before, after) {
-		t.Errorf("Claude Code's settings changed:\n%s", after)
-	}
-	for _, f := range []string{filepath.Join(project, ".claude", "settings.local.json"), filepath.Join(project, ".claude", "settings.json")} {
-		if b, err := os.ReadFile(f); err == nil {
-			t.Errorf("Claude Code saved a rule of its own in %s:\n%s", f, b)
-		}
-	}
+	noClaudeRule()
 }

@@ -5,40 +5,20 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// toolCall is the one call a mock model asks for: a tool's name, within
-// a namespace of tools when the API has them (the Responses API's MCP
-// servers), and its input.
-type toolCall struct {
-	name      string
-	input     map[string]any
-	namespace string
-}
 
 // anthropicMock is a model behind the Anthropic Messages API on loopback:
 // a request that offers the tool it wants asks for that one call; the
 // request that carries the call's result is answered with a final text,
 // and the result is kept for the test. Any other request (the agent's own
 // side questions: titles, quota checks) gets a short text.
-type anthropicMock struct {
-	srv  *httptest.Server
-	call toolCall
-
-	mu      sync.Mutex
-	results []string // the tool_result texts the agent sent back
-	log     []string // every request's path, for failure messages
-}
+type anthropicMock struct{ modelLog }
 
 func newAnthropicMock(t *testing.T, call toolCall) *anthropicMock {
-	t.Helper()
-	m := &anthropicMock{call: call}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
+	m := &anthropicMock{}
+	m.start(t, call, m.serve)
 	return m
 }
 
@@ -55,30 +35,21 @@ type anthropicRequest struct {
 // block is one content block of a message.
 type block struct {
 	Type    string
-	Text    string
 	Content json.RawMessage
 }
 
 func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	m.mu.Lock()
-	m.log = append(m.log, r.Method+" "+r.URL.Path+" "+toolNames(body))
-	m.mu.Unlock()
-	if !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
-			fmt.Fprint(w, `{"input_tokens":10}`)
-			return
-		}
+	var req anthropicRequest
+	if !strings.HasSuffix(r.URL.Path, "/v1/messages") || json.Unmarshal(body, &req) != nil {
+		m.record(nil, r.Method+" "+r.URL.Path+" (not served)")
 		http.NotFound(w, r)
 		return
 	}
-	var req anthropicRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	offered := false
-	for _, tool := range req.Tools {
+	names := make([]string, len(req.Tools))
+	for i, tool := range req.Tools {
+		names[i] = tool.Name
 		offered = offered || tool.Name == m.call.name
 	}
 	var last []block
@@ -90,47 +61,19 @@ func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
 	var result *string
 	for _, b := range last {
 		if b.Type == "tool_result" {
-			s := toolResultText(b.Content)
+			s := contentText(b.Content)
 			result = &s
 		}
 	}
+	m.record(result, r.URL.Path+" offering "+strings.Join(names, " "))
 	switch {
 	case result != nil:
-		m.mu.Lock()
-		m.results = append(m.results, *result)
-		m.mu.Unlock()
 		writeAnthropic(w, req.Stream, map[string]any{"type": "text", "text": "done"}, "end_turn")
 	case offered:
 		writeAnthropic(w, req.Stream, map[string]any{"type": "tool_use", "id": "toolu_mock1", "name": m.call.name, "input": m.call.input}, "tool_use")
 	default:
 		writeAnthropic(w, req.Stream, map[string]any{"type": "text", "text": "ok"}, "end_turn")
 	}
-}
-
-// toolNames lists the tools a request offers, for failure messages.
-func toolNames(body []byte) string {
-	var req anthropicRequest
-	json.Unmarshal(body, &req)
-	names := make([]string, len(req.Tools))
-	for i, tool := range req.Tools {
-		names[i] = tool.Name
-	}
-	return "(tools: " + strings.Join(names, " ") + ")"
-}
-
-// toolResultText is a tool_result's content: a string or text blocks.
-func toolResultText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []block
-	json.Unmarshal(raw, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		parts = append(parts, b.Text)
-	}
-	return strings.Join(parts, "\n")
 }
 
 // writeAnthropic answers with one content block, as one JSON message or
@@ -168,17 +111,4 @@ func writeAnthropic(w http.ResponseWriter, stream bool, content map[string]any, 
 	event("content_block_stop", map[string]any{"index": 0})
 	event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
 	event("message_stop", map[string]any{})
-}
-
-// toolResults is what the agent sent back as the tool's results so far.
-func (m *anthropicMock) toolResults() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.results...)
-}
-
-func (m *anthropicMock) requests() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return strings.Join(m.log, ", ")
 }
