@@ -51,6 +51,14 @@ var (
 	claudeBroken string
 )
 
+// skipShort skips a test of the real agents under -short: each run starts
+// an agent, seconds each; CI runs them.
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the tests with the real agents are skipped (they take seconds each; CI runs them)")
+	}
+}
+
 // agentRun is how a run of an agent ended.
 type agentRun struct {
 	stdout, stderr string
@@ -318,6 +326,7 @@ func runCodex(t *testing.T, call toolCall, project, state, extra string, hooks m
 // the call is made; denied, it is not, and the reason reaches the model's
 // next request.
 func TestAgentsAskAskperm(t *testing.T) {
+	skipShort(t)
 	type run = func(t *testing.T, tc hookCase, home, project, state string) []string
 	mcpAllowed := map[string]any{"permissions": map[string]any{"allow": []string{"mcp__fs__write_file"}}}
 	for _, route := range []struct {
@@ -372,6 +381,7 @@ func TestAgentsAskAskperm(t *testing.T) {
 // its own (its Bash rules would cover more), so no settings file of its
 // changes.
 func TestClaudeCodeHookAllowAlways(t *testing.T) {
+	skipShort(t)
 	claudeBinary(t)
 	home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
 	noClaudeRule := func() {
