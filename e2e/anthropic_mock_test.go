@@ -32,8 +32,8 @@ type anthropicRequest struct {
 	}
 }
 
-// block is one content block of a message.
-type block struct {
+// contentBlock is one content block of a message.
+type contentBlock struct {
 	Type    string
 	Content json.RawMessage
 }
@@ -52,7 +52,7 @@ func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
 		names[i] = tool.Name
 		offered = offered || tool.Name == m.call.name
 	}
-	var last []block
+	var last []contentBlock
 	if n := len(req.Messages); n > 0 {
 		if json.Unmarshal(req.Messages[n-1].Content, &last) != nil {
 			last = nil // a plain string: the user's prompt
