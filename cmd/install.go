@@ -22,7 +22,7 @@ const installExample = `  askperm install claude-code            # ~/.claude/set
 
 // codexTrust is what Codex needs before it runs a hook askperm installed.
 const codexTrust = `Codex runs a new or changed hook only once you trust it: start codex and open /hooks to review and trust askperm's.
-codex exec never asks for approvals, so never runs the hook, unless approvals go to a reviewer: codex exec -c 'approval_policy="on-request"' -c 'approvals_reviewer="auto_review"' (askperm's hook answers first); trust the hook first, or pass --dangerously-bypass-hook-trust.`
+codex exec never asks for approvals, so never runs the hook, unless approvals go to a reviewer: codex exec -c 'approval_policy="on-request"' -c 'approvals_reviewer="guardian_subagent"' (askperm's hook answers first, and its answer is final); trust the hook first, or pass --dangerously-bypass-hook-trust.`
 
 func newInstall(s streams) *cobra.Command {
 	o := &installOptions{}
