@@ -33,7 +33,7 @@ func (f *Form) Headline() string {
 	default:
 		who = "An agent"
 	}
-	s := who + " wants to " + Line(r.Action)
+	s := who + " wants to " + actionPhrase(r, len(r.Dimensions) > 0)
 	if len(r.Dimensions) > 0 {
 		if cs := f.headlineCommands(r.Dimensions[0]); cs != "" {
 			return s + " " + cs

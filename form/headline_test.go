@@ -19,11 +19,11 @@ func TestHeadline(t *testing.T) {
 		{decision.Request{Server: "fs-default", Tool: "write_file", Action: "write", Dimensions: dim},
 			"write_file (fs-default) wants to write /home/a/p/report.md"},
 		{decision.Request{Tool: "Bash", Action: "exec", Dimensions: []decision.Dimension{{Name: "command", Value: "ls\n\trm -rf /"}}},
-			`Bash wants to exec ls\n\trm -rf /`},
-		{decision.Request{Server: "fs", Action: "read"}, "A tool of fs wants to read"},
-		{decision.Request{Action: "net\u202e"}, `An agent wants to net\u{202e}`},
+			`Bash wants to run ls\n\trm -rf /`},
+		{decision.Request{Server: "fs", Action: "read"}, "A tool of fs wants to read something"},
+		{decision.Request{Action: "net\u202e"}, `An agent wants to do the action “net\u{202e}”`},
 		{decision.Request{Tool: "t", Action: "exec", Dimensions: []decision.Dimension{{Name: "c", Value: long}}},
-			"t wants to exec " + strings.Repeat("x", HeadlineValueRunes) + " … (3 more characters, in full below)"},
+			"t wants to run " + strings.Repeat("x", HeadlineValueRunes) + " … (3 more characters, in full below)"},
 	} {
 		if got := New(&c.req, Options{}).Headline(); got != c.want {
 			t.Errorf("Headline(%+v) = %q, want %q", c.req, got, c.want)
@@ -33,6 +33,35 @@ func TestHeadline(t *testing.T) {
 
 // TestHeadlineHostile draws requests from every pool of width_test.go: the
 // headline is one line of renderer output whatever the request holds.
+// TestHeadlineVerbs: every action the describers produce, and the
+// protocol's, reads as English, with a value and without.
+func TestHeadlineVerbs(t *testing.T) {
+	path := []decision.Dimension{{Name: "path", Value: "/tmp/x"}}
+	bash := []decision.Dimension{{Name: "command", Value: "git push --force origin main", Syntax: decision.SyntaxShell}}
+	for _, c := range []struct {
+		req  decision.Request
+		want string
+	}{
+		{decision.Request{Server: "claude-code", Tool: "Bash", Action: "destructive", Dimensions: bash},
+			"Bash (claude-code) wants to run git push --force origin main"},
+		{decision.Request{Tool: "t", Action: "read", Dimensions: path}, "t wants to read /tmp/x"},
+		{decision.Request{Tool: "t", Action: "write", Dimensions: path}, "t wants to write /tmp/x"},
+		{decision.Request{Tool: "t", Action: "destructive", Dimensions: path}, "t wants to change or delete /tmp/x"},
+		{decision.Request{Tool: "t", Action: "destructive"}, "t wants to make a change that may not be undone"},
+		{decision.Request{Tool: "t", Action: "network", Dimensions: []decision.Dimension{{Name: "url", Value: "https://x.test/"}}}, "t wants to reach https://x.test/"},
+		{decision.Request{Tool: "t", Action: "network"}, "t wants to reach the network"},
+		{decision.Request{Tool: "t", Action: "exec", Dimensions: []decision.Dimension{{Name: "c", Value: "make"}}}, "t wants to run make"},
+		{decision.Request{Tool: "t", Action: "exec"}, "t wants to run a command"},
+		{decision.Request{Tool: "t", Action: "read"}, "t wants to read something"},
+		{decision.Request{Tool: "t", Action: "deploy", Dimensions: path}, "t wants to deploy /tmp/x"},
+		{decision.Request{Tool: "t", Action: "Deploy_All", Dimensions: path}, "t wants to do the action “Deploy_All” on /tmp/x"},
+	} {
+		if got := New(&c.req, Options{}).Headline(); got != c.want {
+			t.Errorf("Headline(%+v) = %q, want %q", c.req, got, c.want)
+		}
+	}
+}
+
 func TestHeadlineHostile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	str := func() string {

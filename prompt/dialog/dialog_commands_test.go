@@ -54,7 +54,7 @@ func TestDialogCommandRows(t *testing.T) {
 			}
 			doc, _ := fd.doc(1)
 			for _, want := range []string{
-				"write_file (fs-default) wants to write 25 commands: go test ./..., git status, \n    curl x, x y",
+				"write_file (fs-default) wants to run 25 commands: go test ./..., git status, \n    curl x, x y",
 				"\nValue of Command [command]: 25 commands\n" +
 					"  1. [allowed by go-test] go test ./...\n" +
 					"  2. [allowed by remembered rule 3] git status\n" +
