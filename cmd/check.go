@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -65,33 +66,15 @@ func newCheck(s streams) *cobra.Command {
 }
 
 func runCheck(s streams, o *checkOptions) error {
-	set, err := settings.Resolve(o.Flags, s.getenv)
+	p, _, err := checker(s, o.Flags, "check")
 	if err != nil {
-		return usage("%v", err)
+		return err
 	}
-	if isatty.IsTerminal(s.in.Fd()) {
-		return usage("stdin is a terminal: pipe one JSON request into askperm check")
+	res, err := p.Check(context.Background(), s.in)
+	if err != nil {
+		return checkError(err)
 	}
-	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Warn: func(m string) { warn(s.errOut, m) }}
-	if !set.Policy.Empty() {
-		cfg.Policy = []pipeline.Source{set.Policy.Opinions}
-	}
-	if set.StateDir != "" {
-		cfg.Memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle}
-	}
-	res, err := pipeline.New(cfg).Check(context.Background(), s.in)
-	if errors.Is(err, pipeline.ErrInvalidRequest) {
-		return &exitError{code: exitRequest, err: err}
-	} else if err != nil {
-		return &exitError{code: exitInternal, err: err}
-	}
-	out := checkJSON{Result: res.Verdict.String(), Message: res.Message, Opinions: []opinionJSON{}}
-	out.Opinions = opinionsJSON(res.Opinions)
-	for _, d := range res.Request.Dimensions {
-		for _, c := range res.Commands[d.Name] {
-			out.Commands = append(out.Commands, commandJSON{Dimension: d.Name, Text: c.Text, Opaque: c.Opaque, Opinions: opinionsJSON(c.Opinions)})
-		}
-	}
+	out := checkResult(res)
 	if o.json {
 		b, err := json.Marshal(out)
 		if err != nil {
@@ -101,6 +84,54 @@ func runCheck(s streams, o *checkOptions) error {
 		return err
 	}
 	w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
+	writeCheck(w, out)
+	return w.Flush()
+}
+
+// checker is the pipeline that check and explain (command) ask, and the
+// settings it was made of.
+func checker(s streams, flags settings.Flags, command string) (*pipeline.Pipeline, settings.Settings, error) {
+	set, err := settings.Resolve(flags, s.getenv)
+	if err != nil {
+		return nil, set, usage("%v", err)
+	}
+	if isatty.IsTerminal(s.in.Fd()) {
+		return nil, set, usage("stdin is a terminal: pipe one JSON request into askperm %s", command)
+	}
+	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Warn: func(m string) { warn(s.errOut, m) }}
+	if !set.Policy.Empty() {
+		cfg.Policy = []pipeline.Source{set.Policy.Opinions}
+	}
+	if set.StateDir != "" {
+		cfg.Memory = &pipeline.Memory{Dir: set.StateDir, SessionIdle: set.SessionIdle}
+	}
+	return pipeline.New(cfg), set, nil
+}
+
+// checkError is the exit of a check that failed: 65 for a request that
+// is not one, 70 else.
+func checkError(err error) error {
+	if errors.Is(err, pipeline.ErrInvalidRequest) {
+		return &exitError{code: exitRequest, err: err}
+	}
+	return &exitError{code: exitInternal, err: err}
+}
+
+// checkResult is what check says of res.
+func checkResult(res pipeline.Check) checkJSON {
+	out := checkJSON{Result: res.Verdict.String(), Message: res.Message}
+	out.Opinions = opinionsJSON(res.Opinions)
+	for _, d := range res.Request.Dimensions {
+		for _, c := range res.Commands[d.Name] {
+			out.Commands = append(out.Commands, commandJSON{Dimension: d.Name, Text: c.Text, Opaque: c.Opaque, Opinions: opinionsJSON(c.Opinions)})
+		}
+	}
+	return out
+}
+
+// writeCheck writes out as check's table: the opinions, the commands of
+// command lines, the result.
+func writeCheck(w io.Writer, out checkJSON) {
 	fmt.Fprintln(w, "SOURCE\tNAME\tOPINION")
 	for _, op := range out.Opinions {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", op.Source, op.Name, op.Opinion)
@@ -131,7 +162,6 @@ func runCheck(s streams, o *checkOptions) error {
 		result += ": " + out.Message
 	}
 	fmt.Fprintf(w, "\nresult: %s\n", result)
-	return w.Flush()
 }
 
 func opinionsJSON(ops []pipeline.Opinion) []opinionJSON {

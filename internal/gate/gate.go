@@ -32,7 +32,6 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
-	"github.com/askperm/askperm/internal/describe"
 	"github.com/askperm/askperm/internal/jsonnames"
 	"github.com/askperm/askperm/internal/jsonrpc"
 	"github.com/askperm/askperm/internal/pipeline"
@@ -247,20 +246,15 @@ func idKey(id json.RawMessage) string {
 // call decides one tools/call and forwards it, or answers it with the
 // denial.
 func (g *gate) call(ctx context.Context, line []byte, env jsonrpc.Message) {
-	var params struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := json.Unmarshal(env.Params, &params); err != nil || params.Name == "" {
-		g.answer(env.ID, denial(env.ID, "askperm: denied: the call names no tool"))
-		return
-	}
 	g.mu.Lock()
-	call := describe.Call{Server: g.name, Tool: params.Name, Arguments: params.Arguments, Annotations: g.annotations[params.Name]}
 	claim := g.claim
 	g.mu.Unlock()
+	req, err := describeCall(g.name, env.Params, func(tool string) *decision.Annotations {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.annotations[tool]
+	})
 	reason := "askperm: denied"
-	req, err := describe.Describe(call)
 	if err == nil {
 		if claim != "" && claim != g.name {
 			req.Reason = claimed(claim)

@@ -114,11 +114,7 @@ var (
 // writes on stdout; nil with a nil error is no answer (the agent asks
 // itself). An error means the hook must block.
 func (a Agent) Answer(ctx context.Context, p *pipeline.Pipeline, payload []byte) ([]byte, error) {
-	in, err := a.parse(payload)
-	if err != nil {
-		return nil, err
-	}
-	req, err := a.Request(in.ToolName, in.ToolInput, in.Cwd, in.SessionID)
+	in, req, err := a.requestOf(payload)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +127,22 @@ func (a Agent) Answer(ctx context.Context, p *pipeline.Pipeline, payload []byte)
 		return nil, out.Err
 	}
 	return a.answer(in.HookEventName, req, *out.Decision), nil
+}
+
+// PayloadRequest is the request askperm builds from one hook payload of
+// the agent, as Answer has it decided: what askperm explain shows.
+func (a Agent) PayloadRequest(payload []byte) (*decision.Request, error) {
+	_, req, err := a.requestOf(payload)
+	return req, err
+}
+
+func (a Agent) requestOf(payload []byte) (input, *decision.Request, error) {
+	in, err := a.parse(payload)
+	if err != nil {
+		return in, nil, err
+	}
+	req, err := a.Request(in.ToolName, in.ToolInput, in.Cwd, in.SessionID)
+	return in, req, err
 }
 
 func (a Agent) parse(payload []byte) (input, error) {

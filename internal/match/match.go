@@ -38,8 +38,9 @@ type Spec struct {
 
 // Glob is a compiled glob and its number among a compiler's globs.
 type Glob struct {
-	p  *decision.Pattern
-	id int
+	p   *decision.Pattern
+	id  int
+	src string // as written
 	// lead are the pattern's plain leading words, for a command line
 	// whose known words stop within them (shell.Deny).
 	lead []string
@@ -76,7 +77,7 @@ func (c *Compiler) Glob(pattern string) (Glob, error) {
 	if err != nil {
 		return Glob{}, err
 	}
-	g := Glob{p: p, id: len(c.globs), lead: shell.LeadWords(pattern)}
+	g := Glob{p: p, id: len(c.globs), src: pattern, lead: shell.LeadWords(pattern)}
 	if len(g.lead) > 0 && strings.HasPrefix(pattern, g.lead[0]) {
 		g.head = g.lead[0]
 	}
