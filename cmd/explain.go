@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -195,12 +197,7 @@ func runExplain(s streams, o *explainOptions, build builder) error {
 		_, err = s.decision.Write(append(b, '\n'))
 		return err
 	}
-	// Each line of the request is rendered too: JSON leaves bidi
-	// controls and other invisible runes as they are.
-	fmt.Fprintln(s.decision, "request:")
-	for _, l := range strings.Split(pretty.String(), "\n") {
-		fmt.Fprintln(s.decision, form.Line(l))
-	}
+	fmt.Fprintf(s.decision, "request:\n%s\n", asciiJSON(pretty.Bytes()))
 	fmt.Fprintf(s.decision, "\nquestion: %s\n\n", out.Question)
 	w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
 	writeCheck(w, out.checkJSON)
@@ -215,6 +212,26 @@ func runExplain(s streams, o *explainOptions, build builder) error {
 		}
 	}
 	return w.Flush()
+}
+
+// asciiJSON is JSON text b with every rune past ASCII escaped (\uXXXX,
+// in surrogate pairs past the BMP): still the same JSON, and nothing in
+// it a terminal could read as other than it is (bidi controls, look-alike
+// letters), as untrusted text must reach a person.
+func asciiJSON(b []byte) string {
+	var out strings.Builder
+	for _, r := range string(b) {
+		switch {
+		case r < utf8.RuneSelf:
+			out.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&out, "\\u%04x", r)
+		}
+	}
+	return out.String()
 }
 
 // question is the one-line question a person would be asked, its

@@ -226,10 +226,16 @@ func startRawGate(t *testing.T, flags ...string) *rawGate {
 // internal/gate/testdata.
 func startGateOn(t *testing.T, server []string, flags ...string) *rawGate {
 	t.Helper()
+	return startGateOnEnv(t, baseEnv(), server, flags...)
+}
+
+// startGateOnEnv is startGateOn in the environment env.
+func startGateOnEnv(t *testing.T, env []string, server []string, flags ...string) *rawGate {
+	t.Helper()
 	args := append(append(append([]string{"gate"}, flags...), "--"), server...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = "../internal/gate/testdata"
-	cmd.Env = baseEnv()
+	cmd.Env = env
 	stderr := &strings.Builder{}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
