@@ -83,8 +83,9 @@ type compiler struct {
 }
 
 type pathRef struct {
-	p  *jsonpath.Path
-	id int
+	p   *jsonpath.Path
+	id  int
+	src string // as written
 }
 
 func newCompiler() *compiler {
@@ -99,7 +100,7 @@ func (c *compiler) path(s string) (pathRef, error) {
 	if err != nil {
 		return pathRef{}, err
 	}
-	ref := pathRef{p, len(c.paths)}
+	ref := pathRef{p, len(c.paths), s}
 	c.paths[s] = ref
 	return ref, nil
 }

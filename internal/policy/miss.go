@@ -41,7 +41,7 @@ func (r *Rule) miss(args *lazyArgs) string {
 	}
 	for _, p := range r.when {
 		if !p.holdsFor(args.selected(p.path, a)) {
-			return fmt.Sprintf("when: %s %s does not hold", p.path.p, p.op)
+			return fmt.Sprintf("when: %s %s does not hold", p.path.src, p.op)
 		}
 	}
 	return "no matcher fails"
