@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,9 +38,69 @@ func DecodeTOML(b []byte, v any) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return fmt.Errorf("toml: line %d, column %d: %s", row, col, strings.TrimPrefix(de.Error(), "toml: "))
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if m := mismatch.FindStringSubmatch(msg); m != nil && len(de.Key()) > 0 {
+			if want, ok := expected(reflect.TypeOf(v), de.Key()); ok {
+				msg = fmt.Sprintf("%s: expected %s, not a TOML %s", keyString(de.Key()), want, m[1])
+			}
+		}
+		return fmt.Errorf("toml: line %d, column %d: %s", row, col, msg)
 	}
 	return err
+}
+
+// mismatch is the decoder's message for a value of the wrong type, which
+// names Go types: its TOML type is kept, the rest said anew (expected).
+var mismatch = regexp.MustCompile(`^cannot decode TOML (\w+(?: \w+)?) into `)
+
+// expected says in TOML's words what the key k of a file decoded into t
+// takes; false when k leads nowhere known.
+func expected(t reflect.Type, k []string) (string, bool) {
+	for _, name := range k {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Map:
+			t = t.Elem()
+			continue
+		case reflect.Slice, reflect.Array:
+			t = element(t)
+		}
+		f, ok := field(t, name)
+		if !ok {
+			return "", false
+		}
+		t = f.Type
+	}
+	return tomlType(t), true
+}
+
+// tomlType names what a value of Go type t is written as in TOML.
+func tomlType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean (true or false)"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if e := t.Elem(); e.Kind() == reflect.Struct || e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.Struct {
+			return "an array of tables"
+		}
+		return "an array, each item " + tomlType(t.Elem())
+	case reflect.Map:
+		return "a table, each value " + tomlType(t.Elem())
+	case reflect.Struct:
+		return "a table"
+	}
+	return "a TOML value"
 }
 
 // DecodeValue decodes raw, one TOML value as an UnmarshalTOML method

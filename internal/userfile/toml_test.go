@@ -114,3 +114,37 @@ func TestKnownKeys(t *testing.T) {
 		t.Errorf("unknown table: %v", got)
 	}
 }
+
+// A value of the wrong type is named by its key, with the type expected in
+// TOML's words, never Go's.
+func TestDecodeTOMLWrongType(t *testing.T) {
+	var v struct {
+		Bell      bool              `toml:"bell"`
+		Frontends []string          `toml:"frontends"`
+		Dialogs   map[string]string `toml:"dialogs"`
+		State     struct {
+			Remember *bool `toml:"remember"`
+			Idle     int   `toml:"idle"`
+		} `toml:"state"`
+		Answer []struct {
+			Tool string `toml:"tool"`
+		} `toml:"answer"`
+	}
+	for in, want := range map[string]string{
+		"bell = \"yes\"\n":          `toml: line 1, column 8: bell: expected a boolean (true or false), not a TOML string`,
+		"frontends = \"tui\"\n":     `toml: line 1, column 13: frontends: expected an array, each item a string, not a TOML string`,
+		"[state]\nremember = 1\n":   `toml: line 2, column 12: state.remember: expected a boolean (true or false), not a TOML integer`,
+		"[state]\nidle = \"x\"\n":   `toml: line 2, column 8: state.idle: expected an integer, not a TOML string`,
+		"[dialogs]\nyad = 1\n":      `toml: line 2, column 7: dialogs.yad: expected a string, not a TOML integer`,
+		"[[answer]]\ntool = true\n": `toml: line 2, column 8: answer.tool: expected a string, not a TOML boolean`,
+		"state = 1\n":               `toml: line 1, column 9: state: expected a table, not a TOML integer`,
+	} {
+		err := DecodeTOML([]byte(in), &v)
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: got %v, want %s", in, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "struct") {
+			t.Errorf("%q: %v speaks Go", in, err)
+		}
+	}
+}
