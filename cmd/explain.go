@@ -159,9 +159,9 @@ func runExplain(s streams, o *explainOptions, build builder) error {
 		return err
 	}
 	ctx := context.Background()
-	in, err := pipeline.Read(ctx, s.in, set.MaxRequest)
+	in, err := pipeline.ReadRequest(ctx, s.in, set.MaxRequest)
 	if err != nil {
-		return checkError(err)
+		return &exitError{code: exitRequest, err: err}
 	}
 	raw := in
 	if build != nil {

@@ -37,7 +37,7 @@ type Check struct {
 func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 	ctx, cancel := p.deadline(ctx, time.Now())
 	defer cancel()
-	raw, err := Read(ctx, r, p.c.MaxRequest)
+	raw, err := ReadRequest(ctx, r, p.c.MaxRequest)
 	if err != nil {
 		return Check{}, invalid{err}
 	}

@@ -135,7 +135,7 @@ func (p *Pipeline) Run(ctx context.Context, r io.Reader) Outcome {
 	start := time.Now()
 	ctx, cancel := p.deadline(ctx, start)
 	defer cancel()
-	raw, err := Read(ctx, r, p.c.MaxRequest)
+	raw, err := ReadRequest(ctx, r, p.c.MaxRequest)
 	if err != nil {
 		return Outcome{Err: invalid{err}}
 	}

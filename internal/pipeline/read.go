@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -120,6 +122,17 @@ func checkRead(b []byte, err error, max int64) ([]byte, error) {
 		return b, tooLarge(max)
 	}
 	return b, nil
+}
+
+// ReadRequest is Read of a request: nothing but blanks is said as no
+// request, as when askperm runs with nothing piped in, not as JSON that
+// ended early.
+func ReadRequest(ctx context.Context, r io.Reader, max int64) ([]byte, error) {
+	b, err := Read(ctx, r, max)
+	if err == nil && len(bytes.TrimSpace(b)) == 0 {
+		err = errors.New("no request on stdin (pipe one JSON request in)")
+	}
+	return b, err
 }
 
 // tooLarge is the error of a request beyond the size cap: it names the

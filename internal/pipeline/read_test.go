@@ -63,3 +63,13 @@ func TestReadFullBufferNotGrown(t *testing.T) {
 		t.Errorf("got %d bytes (cap %d), %v", len(b), cap(b), err)
 	}
 }
+
+// Nothing on stdin, or only blanks, is said as such, not as JSON that
+// ended early.
+func TestReadNothing(t *testing.T) {
+	for _, in := range []string{"", " \n\t"} {
+		if _, err := ReadRequest(context.Background(), strings.NewReader(in), 64); err == nil || err.Error() != "no request on stdin (pipe one JSON request in)" {
+			t.Errorf("Read(%q) = %v", in, err)
+		}
+	}
+}

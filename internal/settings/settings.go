@@ -9,6 +9,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -249,12 +250,15 @@ func firstError(errs ...error) error {
 // loadConfig reads the config file named by --config or ASKPERM_CONFIG,
 // or the default one when it exists. It returns the path ("" for none).
 func loadConfig(flag string, getenv func(string) string) (string, Config, error) {
-	named := flag
+	named, by := flag, "--config"
 	if named == "" {
-		named = getenv("ASKPERM_CONFIG")
+		named, by = getenv("ASKPERM_CONFIG"), "ASKPERM_CONFIG"
 	}
 	if named != "" {
 		c, err := Load(named, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%s %s: no such file (the config file %s names must exist)", by, named, by)
+		}
 		return named, c, err
 	}
 	p := Path(getenv)

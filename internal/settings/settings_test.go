@@ -89,8 +89,13 @@ func TestResolveConfigFile(t *testing.T) {
 	if s, err := Resolve(Flags{}, withEnv); err != nil || s.Timeout != 7*time.Second {
 		t.Errorf("ASKPERM_CONFIG: got %+v, %v", s, err)
 	}
-	if _, err := Resolve(Flags{Config: filepath.Join(t.TempDir(), "missing.toml")}, getenv); err == nil {
-		t.Error("a missing --config file was accepted")
+	missing := filepath.Join(t.TempDir(), "missing.toml")
+	if _, err := Resolve(Flags{Config: missing}, getenv); err == nil || !strings.HasPrefix(err.Error(), "--config "+missing+": no such file") {
+		t.Errorf("a missing --config file: %v", err)
+	}
+	missingEnv, _ := env(t, "", "ASKPERM_CONFIG", missing)
+	if _, err := Resolve(Flags{}, missingEnv); err == nil || !strings.HasPrefix(err.Error(), "ASKPERM_CONFIG "+missing+": no such file") {
+		t.Errorf("a missing ASKPERM_CONFIG file: %v", err)
 	}
 	if _, err := Resolve(Flags{}, getenv); err == nil || !strings.HasPrefix(err.Error(), path+": timeout: ") {
 		t.Errorf("bad default config: got %v", err)
