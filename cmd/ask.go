@@ -47,9 +47,13 @@ func registerDeciding(c *cobra.Command, o *settings.Flags, verbose *bool) {
 	f.BoolVar(verbose, "verbose", false, "name on stderr the rules or memory entries that decided")
 	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML) deciding before anyone is asked; repeatable, beside the user's rules.toml")
 	f.StringVar(&o.StateDir, "state-dir", "", "where remembered rules and session approvals live (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
-	f.BoolVar(&o.NoRemember, "no-remember", false, "neither use nor record remembered rules and session approvals")
+	f.BoolVar(&o.NoRemember, "no-remember", false, noRememberUsage)
 	completeDeciding(c)
 }
+
+// noRememberUsage is --no-remember's help: everything the state
+// directory holds is turned off with it.
+const noRememberUsage = "use no state directory (as [state] remember = false): remembered rules and session approvals are neither used nor recorded, no audit log line is written, prompts of other askperm processes are not queued behind, the circuit breaker and prompt limits do not count, and no pane (askperm pane) is found"
 
 // command returns the cobra command use, running askperm ask.
 func (o *askOptions) command(s streams, use, short string) *cobra.Command {

@@ -23,13 +23,22 @@ func newGate(s streams) *cobra.Command {
 		Use:   "gate [flags] -- COMMAND [ARGS...]",
 		Short: "Run an MCP server behind askperm: each tool call is decided before it reaches the server",
 		Long:  gateLong,
-		Args:  cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usage("gate: give the MCP server's command line after --: askperm gate [flags] -- COMMAND [ARGS...]")
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.AnswerSet = c.Flags().Changed("answer")
 			return runGate(s, o, args)
 		},
 	}
 	registerDeciding(c, &o.Flags, &o.verbose)
+	// Without --, the server's own flags are read as the gate's.
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usage("gate: %v: put -- before the server's command line, as in askperm gate --rules r.toml -- npx -y server", err)
+	})
 	c.Flags().StringVar(&o.name, "name", "", "the server's name in requests and rules (default: from COMMAND, see above)")
 	return c
 }

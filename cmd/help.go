@@ -145,7 +145,8 @@ const digestExample = `  askperm digest < request.json
 const versionExample = `  askperm --version
   askperm version`
 
-const completionExample = `  # bash: now, or for every new shell
+const completionExample = `  # bash (needs the bash-completion package: apt install bash-completion,
+  # brew install bash-completion@2): now, or for every new shell
   source <(askperm completion bash)
   askperm completion bash > /etc/bash_completion.d/askperm
   # zsh, fish
@@ -174,7 +175,7 @@ var examples = map[string]string{
 	"askperm pane":                  paneExample,
 	"askperm version":               versionExample,
 	"askperm completion":            completionExample,
-	"askperm completion bash":       "  source <(askperm completion bash)",
+	"askperm completion bash":       "  # needs the bash-completion package (apt install bash-completion)\n  source <(askperm completion bash)",
 	"askperm completion zsh":        "  askperm completion zsh > \"${fpath[1]}/_askperm\"",
 	"askperm completion fish":       "  askperm completion fish | source",
 	"askperm completion powershell": "  askperm completion powershell | Out-String | Invoke-Expression",

@@ -52,11 +52,26 @@ func newHook(s streams) *cobra.Command {
 	return c
 }
 
+const hookLong = `Reads the agent's hook payload on stdin and writes its answer on stdout,
+in the agent's own format. A hook's defaults differ from askperm's:
+
+  --timeout   50s (under the agents' 60s hook timeout), not 300s
+  failures    never exit 64, 65, 69 or 70: a PermissionRequest gets a deny
+              answer (exit 0), any other event exit 2, which blocks the
+              call; so do --strict with no canned answer matching, a
+              payload that is not the agent's, and a bad flag or setting
+  the person  asked on the pane kept for approvals (askperm pane) or in a
+              dialog, not on the agent's own terminal unless --tty names it
+
+Exit status: 0 with an answer (or none, when the agent is to ask itself),
+2 blocked.`
+
 func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
 	o := &decidingOptions{}
 	c := &cobra.Command{
 		Use:   agent.Name,
 		Short: short,
+		Long:  short + ".\n\n" + hookLong,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return failHook(s, agent, nil, fmt.Errorf("unexpected arguments %q", args))
@@ -69,6 +84,10 @@ func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
 		},
 	}
 	registerDeciding(c, &o.Flags, &o.verbose)
+	// A hook's defaults and failures are its own: a shorter deadline, and
+	// a block where askperm would exit 69.
+	c.Flags().Lookup("timeout").Usage = "deadline for the whole hook, reading stdin included (30s, 5m, or seconds; default 50s, under the agents' 60s hook timeout; 0 means the default)"
+	c.Flags().Lookup("strict").Usage = "with --answers: block the call (a deny answer, or exit 2) when no canned answer matches, instead of asking"
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return failHook(s, agent, nil, err) })
 	return c
 }

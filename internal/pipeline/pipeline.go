@@ -333,7 +333,7 @@ func (p *Pipeline) ask(ctx context.Context, f *form.Form) (*decision.Decision, e
 	case ctx.Err() != nil:
 		return ended(ctx, req, by), nil
 	case errors.Is(err, prompt.ErrUnavailable):
-		p.c.Warn(fmt.Sprintf("nobody can be asked: %v", err))
+		p.c.Warn(fmt.Sprintf("nobody can be asked: %v; denied. %s", err, nobodyHint))
 		return denied(req, decision.CauseUnavailable, decision.FrontendNone), nil
 	case errors.Is(err, prompt.ErrCancelled):
 		return denied(req, decision.CauseCancelled, by), nil
@@ -346,6 +346,10 @@ func (p *Pipeline) ask(ctx context.Context, f *form.Form) (*decision.Decision, e
 	}
 	return &d, nil
 }
+
+// nobodyHint ends the line of a request nobody could be asked about with
+// what to do.
+const nobodyHint = "To be asked, run askperm with a terminal (/dev/tty) or a display (DISPLAY or WAYLAND_DISPLAY, for yad or zenity); to decide without asking, give rules (--rules) or a canned answer (--answer)"
 
 // ended is the deny of a request whose context ended: at the deadline, or
 // by a signal or the caller going away.

@@ -59,7 +59,7 @@ func AppendAudit(ctx context.Context, dir string, e AuditEntry) error {
 		return err
 	}
 	line = append(line, '\n')
-	if err := checkOwned(dir, true); err != nil {
+	if err := ownedDir(dir); err != nil {
 		return err
 	}
 	path := filepath.Join(dir, AuditName)

@@ -43,7 +43,7 @@ func TryTurn(dir string) (release func(), ok bool, err error) {
 
 // openTurn opens the turn's lock file in dir.
 func openTurn(dir string) (*os.File, error) {
-	if err := checkOwned(dir, true); err != nil {
+	if err := ownedDir(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, TurnName)

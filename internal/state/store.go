@@ -50,10 +50,7 @@ var ErrCorrupt = errors.New("corrupt")
 // It refuses a directory or database that another user owns or that others
 // may write, and moves a corrupt database aside (never deleting it).
 func Open(ctx context.Context, dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
-	}
-	if err := checkOwned(dir, true); err != nil {
+	if err := ownedDir(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, DBName)
@@ -144,6 +141,16 @@ func moveAside(path string, cause error) error {
 		return fmt.Errorf("%s: %w: %v (and it could not be moved aside: %v)", path, ErrCorrupt, cause, err)
 	}
 	return fmt.Errorf("%s: %w: %v; moved aside to %s", path, ErrCorrupt, cause, aside)
+}
+
+// ownedDir makes the state directory dir (mode 0700) when it is missing,
+// as whatever first writes to it may be the audit log or the prompt
+// queue, and refuses it as checkOwned does.
+func ownedDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	return checkOwned(dir, true)
 }
 
 // checkOwned refuses a state file or directory (links followed) that is
