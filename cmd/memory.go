@@ -193,13 +193,28 @@ func listCommand[T any](s streams, o *memoryOptions, short string,
 // writeSessions lists session approvals as a table.
 func writeSessions(out io.Writer, approvals []state.SessionApproval) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SESSION\tTOOL\tSOURCE\tARGUMENTS\tLAST USED")
+	fmt.Fprintln(w, "SESSION\tSERVER\tTOOL\tLAST USED\tAPPROVED")
 	for _, a := range approvals {
 		p := a.Approval
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.12s…\t%s\n", form.Line(p.SessionID), dash(form.Line(p.Tool)), dash(form.Line(p.Source)), p.ArgumentsSHA256,
-			time.Unix(a.LastUsed, 0).Format(time.DateTime))
+		question := "(not recorded)"
+		if a.Question != "" {
+			question = recorded(a.Question)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", form.Line(p.SessionID), dash(form.Line(a.Server)), dash(form.Line(p.Tool)),
+			time.Unix(a.LastUsed, 0).Format(time.DateTime), question)
 	}
 	return w.Flush()
+}
+
+// recorded is q, text rendered (form.Line) when it was recorded, shown as
+// it is when nothing in it but its own escapes would be rendered, else
+// rendered again: a record changed by hand never reaches the terminal raw.
+func recorded(q string) string {
+	bare := strings.NewReplacer(`\`, "", "⟨", "").Replace(q)
+	if form.Line(bare) == bare {
+		return q
+	}
+	return form.Line(q)
 }
 
 func writeJSON(w io.Writer, v any) error {

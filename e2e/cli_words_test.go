@@ -82,3 +82,14 @@ func TestHelpStatesTheRealDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionListShowsTheQuestion: session list shows what the person
+// approved, the one-line question, not a digest of the arguments.
+func TestSessionListShowsTheQuestion(t *testing.T) {
+	env := memoryEnv()
+	checkDecision(t, runPipe(t, sessionRequest("s", 1), env, "--answer", "allow-session").stdout)
+	r := runPipe(t, nil, env, "session", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "APPROVED") || !strings.HasSuffix(r.stdout, "  write_file wants to write something\n") {
+		t.Errorf("session list: exit %d, %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 )
 
 // SessionApproval is an "allow for this session" of one exact call
@@ -17,8 +18,14 @@ import (
 // decision.SessionApprovalOf binds them, and when it was last used.
 type SessionApproval struct {
 	Approval decision.Approval `json:"approval"`
-	Created  int64             `json:"created"`
-	LastUsed int64             `json:"last_used"`
+	// Server is the call's server as the request named it, and Question
+	// the one-line question the person approved (form's Headline,
+	// rendered safe): what session list shows. Both are "" in approvals
+	// recorded before they were kept; neither binds the approval.
+	Server   string `json:"server,omitempty"`
+	Question string `json:"question,omitempty"`
+	Created  int64  `json:"created"`
+	LastUsed int64  `json:"last_used"`
 }
 
 // idleExpired reports whether a went unused for longer than idle by now.
@@ -31,6 +38,7 @@ func (a SessionApproval) idleExpired(now time.Time, idle time.Duration) bool {
 // costly part: a request computes it once.
 type Session struct {
 	approval decision.Approval
+	req      *decision.Request // for its server and question, when approved
 	key      []byte
 }
 
@@ -45,7 +53,7 @@ func SessionOf(req *decision.Request) (Session, bool) {
 	// approvals sit together, then the digest of all the call showed.
 	// The key only finds the approval; decision.Approval.SessionCovers
 	// decides whether it covers the call.
-	return Session{approval: a, key: []byte(a.SessionID + "\x00" + a.Shown)}, true
+	return Session{approval: a, req: req, key: []byte(a.SessionID + "\x00" + a.Shown)}, true
 }
 
 // ApproveSession remembers req's exact call for its session.
@@ -65,7 +73,8 @@ func (tx *Tx) ApproveSession(sess Session, now time.Time) (err error) {
 	if sess.key == nil {
 		return errNoSession
 	}
-	v, err := json.Marshal(SessionApproval{Approval: sess.approval, Created: now.Unix(), LastUsed: now.Unix()})
+	v, err := json.Marshal(SessionApproval{Approval: sess.approval, Server: sess.req.Server, Question: form.New(sess.req, form.Options{}).Headline(),
+		Created: now.Unix(), LastUsed: now.Unix()})
 	if err != nil {
 		return err
 	}
