@@ -1287,7 +1287,8 @@ func TestDialogRuleText(t *testing.T) {
 	}
 	for _, tc := range []struct{ text, width, height string }{
 		{"short", "--width=480", "--height=240"},
-		{strings.Repeat("x", 80) + strings.Repeat("\nx", 19), "--width=700", "--height=450"},
+		// 20 lines of 23 px (measured: the rule viewer's last line shows).
+		{strings.Repeat("x", 80) + strings.Repeat("\nx", 19), "--width=700", "--height=570"},
 		{strings.Repeat("x", 500) + strings.Repeat("\nx", 999), "--width=1024", "--height=720"},
 	} {
 		if w, h := zenitySize(tc.text); w != tc.width || h != tc.height {

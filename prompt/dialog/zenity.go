@@ -74,10 +74,12 @@ func zenityButton(e dialogExit, extras ...string) (string, error) {
 }
 
 // Sizes of zenity's viewers, in pixels: a cell of the monospace font and
-// a line of it (measured under Xvfb), what a window adds around its text,
-// and the bounds a rule viewer is sized within.
+// a line of it (measured under Xvfb: "Monospace 10" lines are 23 px apart
+// in the text view, not the font's 17 px, which hid a rule's last lines),
+// what a window adds around its text, and the bounds a rule viewer is
+// sized within.
 const (
-	zenityCellPx, zenityLinePx = 8, 17
+	zenityCellPx, zenityLinePx = 8, 23
 	zenityFrameW, zenityFrameH = 60, 110
 	zenityMinW, zenityMinH     = 480, 240
 	zenityMaxW, zenityMaxH     = 1024, 720
