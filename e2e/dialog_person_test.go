@@ -162,7 +162,8 @@ func TestDialogZenityReturnReadsAgain(t *testing.T) {
 }
 
 // yad's rule form labels each field with what it sets, in askperm's words
-// (no request text in argv); Save rule without a grant says why and shows
+// (no request text in argv), each grant's checkbox after a read-only field
+// naming the grant; Save rule without a grant says why and shows
 // the form again with the person's choices; Show rule saves nothing.
 func TestDialogYadRuleForm(t *testing.T) {
 	needDialogs(t, "yad")
@@ -171,7 +172,7 @@ func TestDialogYadRuleForm(t *testing.T) {
 	v := a.waitDialog("yad", nil)
 	v.keys(append(xTabs(3), "Return")...) // Allow always…
 	r := a.waitDialog("yad", v)
-	r.checkArg("--field=Give grant 1 (Grants):CHK", "--field=Give grant 2 (Grants):CHK",
+	r.checkArg("--field=Grant 1:RO", "--field=Give grant 1 (Grants):CHK", "--field=Grant 2:RO", "--field=Give grant 2 (Grants):CHK",
 		"--field=Scope: what the rule covers:CB", "--field=Workdir: where the rule holds:CB",
 		"--field=Lifetime: how long the rule holds:CB", "--button=Show rule:24")
 	// Untick both grants, then Save rule.

@@ -188,7 +188,14 @@ func zenityPrints(label string) string { return fmt.Sprintf("printf '%%s\\n' '%s
 // field's value (the rule, escaped), then vals, each followed by the
 // separator, then a newline.
 func yadForm(id int, vals ...string) string {
-	return fmt.Sprintf(`printf 'Rule: allow\\n...\037%s\037\n'; exit %d`, strings.Join(vals, `\037`), id)
+	var out []string
+	for _, v := range vals {
+		if v == "TRUE" || v == "FALSE" {
+			out = append(out, "a grant") // the read-only field before each checkbox
+		}
+		out = append(out, v)
+	}
+	return fmt.Sprintf(`printf 'Rule: allow\\n...\037%s\037\n'; exit %d`, strings.Join(out, `\037`), id)
 }
 
 // dialogUnwrap undoes dialogWrap.
@@ -558,13 +565,13 @@ func TestDialogWalks(t *testing.T) {
 			want: wantDefault,
 			check: func(t *testing.T, fd *dialogFake) {
 				args := fd.argv(2)
-				fields := []string{"--field=Rule:TXT", "--field=Give grant 1 (Grants):CHK", "--field=Give grant 2 (Grants):CHK",
+				fields := []string{"--field=Rule:TXT", "--field=Grant 1:RO", "--field=Give grant 1 (Grants):CHK", "--field=Grant 2:RO", "--field=Give grant 2 (Grants):CHK",
 					"--field=Scope: what the rule covers:CB", "--field=Workdir: where the rule holds:CB", "--field=Lifetime: how long the rule holds:CB"}
 				if got := args[len(args)-len(fields):]; !slices.Equal(got, fields) {
 					t.Errorf("rule form fields:\n got %q\nwant %q", got, fields)
 				}
 				values := []string{
-					"TRUE", "TRUE",
+					"fs.write — write files in the workdir", "TRUE", "fs.create — create new files (implies fs.write)", "TRUE",
 					"^1. this file: exactly \"/home/a/p/report.md\"" + sep + "2. files under /home/a/p/: anything under \"/home/a/p/\"" + sep + "3. any file: any value",
 					"^1. in workdir \"/home/a/p\"" + sep + "2. in any workdir (every configured workdir, including future ones)",
 					"^1. until removed" + sep + "2. for 15 minutes" + sep + "3. for 16 hours",
@@ -576,7 +583,7 @@ func TestDialogWalks(t *testing.T) {
 					!strings.Contains(text, "Scope: Which File [path] the rule covers") {
 					t.Errorf("the rule field showed:\n%s", text)
 				}
-				for _, b := range []string{"--button=« Back:20", "--button=Show rule:24", "--button=Save rule:22", "--button=Deny once:0", "--num-output", "--separator=" + sep, "--item-separator=" + sep, "--cycle-read", "--focus-field=2"} {
+				for _, b := range []string{"--button=« Back:20", "--button=Show rule:24", "--button=Save rule:22", "--button=Deny once:0", "--num-output", "--separator=" + sep, "--item-separator=" + sep, "--cycle-read", "--focus-field=3"} {
 					if !slices.Contains(args, b) {
 						t.Errorf("rule form lacks %q: %q", b, args)
 					}

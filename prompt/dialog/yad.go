@@ -192,19 +192,24 @@ func yadFieldLabel(q form.Question, i int) string {
 // lines made the window taller than the screen, and a thousand of them
 // kept yad busy for half a minute. Every value goes on stdin, one line per
 // field, and one more that cycles to the rule (--cycle-read) and disables
-// it: it can be read, not edited. The focus starts on field 2 when that is
-// a checkbox; yad cannot give it to a combo, so then it starts on the
-// rule, a Tab before the first combo.
+// it: it can be read, not edited. Each checkbox follows a read-only field
+// that names its option, which Tab passes over. The focus starts on the
+// first checkbox (field 3) when there is one; yad cannot give it to a
+// combo, so then it starts on the rule (field 2 is the first combo, a Tab
+// further).
 func (y yad) ruleForm(ctx context.Context, f *form.Form, a form.Answer, note string) (form.Answer, int, dialogExit, error) {
 	qs := f.RuleQuestions(a)
 	fields := []string{"--field=Rule:TXT"}
 	values := []string{yadLine(dialogWrap(dialogRuleText(ctx, f, a, note, yadRuleMore(qs))))}
 	for _, q := range qs {
 		if q.Multi {
+			// Each checkbox follows a read-only field naming its option
+			// (a grant): request text goes in values, never in a label.
 			chosen := q.Chosen(a)
 			for i, o := range q.Options {
-				fields = append(fields, "--field="+yadFieldLabel(q, i)+":CHK")
-				values = append(values, strings.ToUpper(strconv.FormatBool(slices.Contains(chosen, o.Value))))
+				fields = append(fields, fmt.Sprintf("--field=%s %d:RO", q.Item, i+1), "--field="+yadFieldLabel(q, i)+":CHK")
+				values = append(values, yadLine(ansi.Truncate(o.Label, dialogCells, "…")),
+					strings.ToUpper(strconv.FormatBool(slices.Contains(chosen, o.Value))))
 			}
 			continue
 		}
@@ -223,8 +228,12 @@ func (y yad) ruleForm(ctx context.Context, f *form.Form, a form.Answer, note str
 	if note != "" {
 		text = "--text=Not saved: the rule's first lines say why."
 	}
+	focus := "--focus-field=2"
+	if len(qs) > 0 && qs[0].Multi {
+		focus = "--focus-field=3" // the first checkbox, past the field naming it
+	}
 	args := y.args(ctx, "--form", dialogHeight, "--separator="+yadSep, "--item-separator="+yadSep, "--num-output",
-		"--cycle-read", "--focus-field=2", text, yadButtonArg(form.BackLabel, yadBack), yadButtonArg(yadUpdateLabel, yadUpdate),
+		"--cycle-read", focus, text, yadButtonArg(form.BackLabel, yadBack), yadButtonArg(yadUpdateLabel, yadUpdate),
 		yadButtonArg(form.SaveLabel, yadSave), yadButtonArg(form.ChoiceLabel(form.DenyOnce), 0))
 	e, err := y.d.run(ctx, input{text: strings.Join(values, "\n") + "\n", stdin: true}, append(args, fields...)...)
 	if err != nil {
@@ -247,7 +256,7 @@ func yadParseRule(out string, qs []form.Question, a form.Answer) (form.Answer, e
 	n := 1
 	for _, q := range qs {
 		if q.Multi {
-			n += len(q.Options)
+			n += 2 * len(q.Options) // a read-only field and a checkbox each
 		} else {
 			n++
 		}
@@ -260,7 +269,7 @@ func yadParseRule(out string, qs []form.Question, a form.Answer) (form.Answer, e
 		if q.Multi {
 			var chosen []string
 			for i, o := range q.Options {
-				switch vals[i] {
+				switch vals[2*i+1] {
 				case "TRUE":
 					chosen = append(chosen, o.Value)
 				case "FALSE":
@@ -269,7 +278,7 @@ func yadParseRule(out string, qs []form.Question, a form.Answer) (form.Answer, e
 				}
 			}
 			q.Choose(&a, chosen)
-			vals = vals[len(q.Options):]
+			vals = vals[2*len(q.Options):]
 			continue
 		}
 		k, err := strconv.Atoi(vals[0])
