@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/pipeline"
@@ -55,14 +56,18 @@ func newCheck(s streams) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(*cobra.Command, []string) error { return runCheck(s, o) },
 	}
-	f := c.Flags()
+	checkFlags(c.Flags(), &o.Flags, &o.json, "one JSON object")
+	return c
+}
+
+// checkFlags registers the flags check and explain share.
+func checkFlags(f *pflag.FlagSet, o *settings.Flags, json *bool, jsonUsage string) {
 	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML); repeatable, beside the user's rules.toml")
 	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG)")
 	f.StringVar(&o.StateDir, "state-dir", "", "the state directory (env ASKPERM_STATE_DIR)")
-	f.BoolVar(&o.NoRemember, "no-remember", false, "leave what askperm remembers out")
-	f.StringVar(&o.MaxRequest, "max-request", "", "largest request accepted (default 1MiB)")
-	f.BoolVar(&o.json, "json", false, "one JSON object")
-	return c
+	f.BoolVar(&o.NoRemember, "no-remember", false, "leave what askperm remembers (remembered rules, session approvals) out")
+	f.StringVar(&o.MaxRequest, "max-request", "", "largest input accepted (default 1MiB)")
+	f.BoolVar(json, "json", false, jsonUsage)
 }
 
 func runCheck(s streams, o *checkOptions) error {

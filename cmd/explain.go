@@ -79,12 +79,7 @@ func newExplain(s streams) *cobra.Command {
 		},
 	}
 	f := c.PersistentFlags()
-	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML); repeatable, beside the user's rules.toml")
-	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG)")
-	f.StringVar(&o.StateDir, "state-dir", "", "the state directory (env ASKPERM_STATE_DIR)")
-	f.BoolVar(&o.NoRemember, "no-remember", false, "leave what askperm remembers (remembered rules, session approvals) out")
-	f.StringVar(&o.MaxRequest, "max-request", "", "largest input accepted (default 1MiB)")
-	f.BoolVar(&o.json, "json", false, "one JSON object: request, question, result, message, opinions, commands (and misses)")
+	checkFlags(f, &o.Flags, &o.json, "one JSON object: request, question, result, message, opinions, commands (and misses)")
 	f.BoolVar(&o.verbose, "verbose", false, "when the result is a question, name each rule that did not match and why")
 	agent := func(a hook.Agent, what string) *cobra.Command {
 		return &cobra.Command{

@@ -34,7 +34,7 @@ func TestParseRejects(t *testing.T) {
 		{"rule fields on a once choice", "[[answer]]\nchoice = \"allow-once\"\nlifetime = \"900\"\n", "belong to always-choices"},
 		{"grants on deny-always", "[[answer]]\nchoice = \"deny-always\"\ngrants = [\"a\"]\n", "grants nothing"},
 		{"duplicate key", "[[answer]]\nchoice = \"allow-once\"\nchoice = \"deny-once\"\n", "already defined"},
-		{"wrong type", "[[answer]]\nchoice = 1\n", "cannot decode TOML integer"},
+		{"wrong type", "[[answer]]\nchoice = 1\n", "answer.choice: expected a string, not a TOML integer"},
 	} {
 		_, err := Parse([]byte(tc.toml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
