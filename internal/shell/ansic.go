@@ -41,6 +41,9 @@ func ansiC(s string) (string, bool) {
 		case 'c':
 			if i+1 < len(s) {
 				i++
+				if upper(s[i]) == '@' {
+					return b.String(), true // \c@ is a NUL, which ends the string
+				}
 				b.WriteByte(upper(s[i]) ^ 0x40)
 				continue
 			}

@@ -15,6 +15,7 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -276,6 +277,8 @@ func (r *reader) text(n syntax.Node) string {
 // variable that changes what runs.
 func (r *reader) statement(st *syntax.Stmt, outer []*syntax.Redirect) {
 	switch cmd := st.Cmd.(type) {
+	case nil: // redirections only
+		r.redirectionAlone(st, outer, nil, nil)
 	case *syntax.CallExpr:
 		if len(cmd.Args) > 0 {
 			r.stmt(st, cmd, outer)
@@ -283,7 +286,9 @@ func (r *reader) statement(st *syntax.Stmt, outer []*syntax.Redirect) {
 		}
 		var why reasons
 		assigns := r.assigns(cmd.Assigns, &why)
-		if len(why) > 0 {
+		if len(st.Redirs)+len(outer) > 0 {
+			r.redirectionAlone(st, outer, assigns, why)
+		} else if len(why) > 0 {
 			r.out = append(r.out, Command{Text: r.text(cmd), Assigns: assigns, Opaque: true, Why: why.String()})
 		}
 	case *syntax.TestClause:
@@ -295,6 +300,22 @@ func (r *reader) statement(st *syntax.Stmt, outer []*syntax.Redirect) {
 	case *syntax.DeclClause:
 		r.decl(st, cmd, outer)
 	}
+}
+
+// redirectionAlone lists a statement of redirections and assignments
+// only (`>f`, `{ x=1; } > f`): the shell still opens each file, so `>f`
+// empties it, and zsh runs cat for it (NULLCMD, `>f <<<text` writes
+// text). It is opaque, and its writes are listed, as written from its
+// first redirection.
+func (r *reader) redirectionAlone(st *syntax.Stmt, outer []*syntax.Redirect, assigns []string, why reasons) {
+	c := Command{Assigns: assigns, Opaque: true}
+	if len(st.Redirs) > 0 {
+		c.Text = r.src[st.Redirs[0].Pos().Offset():st.Redirs[len(st.Redirs)-1].End().Offset()]
+	}
+	r.redirects(&c, st.Redirs, outer, &why)
+	why.add("a redirection with no command, which still opens its file (`>f` empties it)")
+	c.Why = why.String()
+	r.out = append(r.out, c)
 }
 
 // decl reads a declaration (export, declare, local, readonly, typeset):
@@ -329,26 +350,27 @@ func (r *reader) assignWord(a *syntax.Assign, why *reasons) (string, bool) {
 		return text, whole
 	}
 	name := a.Name.Value
-	if runtimeVar(name) {
-		why.add("sets " + name)
-	}
 	if a.Index != nil || a.Array != nil {
 		why.add("assigns an array " + name)
 		return name, false
-	}
-	if a.Naked {
-		return name, !runtimeVar(name)
 	}
 	op := "="
 	if a.Append {
 		op = "+="
 	}
-	if a.Value == nil {
-		return name + op, !runtimeVar(name)
+	text, whole, because := "", true, ""
+	if a.Value != nil {
+		text, whole, because = r.literal(a.Value)
 	}
-	text, whole, because := r.literal(a.Value)
 	why.add(because)
-	return name + op + text, whole && !runtimeVar(name)
+	ok := harmless(name, text)
+	if !ok {
+		why.add("sets " + name)
+	}
+	if a.Naked {
+		return name, ok
+	}
+	return name + op + text, whole && ok
 }
 
 // assigns are the assignments before a command as written; why gets a
@@ -363,15 +385,19 @@ func (r *reader) assigns(as []*syntax.Assign, why *reasons) []string {
 	return out
 }
 
-// runtimeVar reports whether setting the variable name changes which
-// program runs, or what it loads or the shell runs before it.
-func runtimeVar(name string) bool {
-	return slices.Contains(runtimeVars, name) || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
-		strings.HasPrefix(name, "BASH_FUNC_")
+// harmless reports whether setting the variable name to value leaves
+// what a command runs as shown: the name says a language, a time zone, a
+// terminal's kind or size, colour, or a CI run, and the value names no
+// file. Any other variable may: GIT_PAGER, GIT_SSH_COMMAND, GIT_CONFIG_*,
+// PAGER, EDITOR, LESSOPEN, GOFLAGS=-toolexec=… run a program under a
+// command that looks the same, PATH, LD_*, BASH_ENV choose what runs or
+// loads; and an exported one keeps its effect on later commands.
+func harmless(name, value string) bool {
+	return (slices.Contains(harmlessVars, name) || strings.HasPrefix(name, "LC_")) && !strings.Contains(value, "/")
 }
 
-var runtimeVars = []string{"PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "ZDOTDIR", "PROMPT_COMMAND",
-	"GLOBIGNORE", "BASH_LOADABLES_PATH", "FPATH", "PYTHONPATH", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT"}
+var harmlessVars = []string{"LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
+	"CLICOLOR_FORCE", "CI"}
 
 // reasons are the phrases of Command.Why.
 type reasons []string
@@ -523,13 +549,21 @@ func ranAt(words []string) int {
 var dataReaders = []string{"cat", "tee", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "grep"}
 
 // redirects fills c.Redirects from the output redirections of the
-// statement (own) and those holding it (outer), and why for each not
-// wholly known or, a here-document or here-string, fed to a command
-// that is not a data reader.
+// statements holding it (outer) and its own, in the order the shell
+// applies them, and why for each that is not wholly known, reaches the
+// network (bash's /dev/tcp/, /dev/udp/), copies a descriptor the
+// command did not get as a standard stream or opened reading (`0<in
+// >&0`), reads a file not known, or, a here-document or here-string, is
+// fed to a command that is not a data reader.
 func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reasons) {
-	for _, rd := range slices.Concat(own, outer) {
+	// written says, for each descriptor an earlier redirection set, whether
+	// it writes to a listed file (or /dev/null).
+	written := map[string]bool{}
+	for _, rd := range slices.Concat(outer, own) {
+		fd := descriptor(rd)
 		switch rd.Op {
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			written[fd] = false
 			if len(c.Words) > 0 && !slices.Contains(dataReaders, Name(c.Words[0])) {
 				what := "a here-document"
 				if rd.Op == syntax.WordHdoc {
@@ -538,12 +572,37 @@ func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reaso
 				why.add(what + " fed to " + Name(c.Words[0]))
 			}
 			continue
-		case syntax.RdrIn, syntax.DplIn:
-			continue
 		}
 		target, whole, because := r.literal(rd.Word)
-		if rd.Op == syntax.DplOut && whole && (target == "-" || target != "" && strings.Trim(target, "0123456789") == "") {
-			continue // N>&M, N>&-
+		if clean := path.Clean(target); whole && (strings.HasPrefix(clean, "/dev/tcp/") || strings.HasPrefix(clean, "/dev/udp/")) {
+			why.add("opens a network connection `" + target + "`")
+			continue
+		}
+		if (rd.Op == syntax.DplOut || rd.Op == syntax.DplIn) && whole && target == "-" {
+			delete(written, fd) // N>&-: closed
+			continue
+		}
+		if (rd.Op == syntax.DplOut || rd.Op == syntax.DplIn) && whole && target != "" && strings.Trim(target, "0123456789") == "" {
+			listed, set := written[target]
+			switch {
+			case set && !listed:
+				why.add("copies descriptor " + target + ", which reads")
+			case !set && !slices.Contains([]string{"0", "1", "2"}, target):
+				why.add("uses descriptor " + target + ", opened outside the command")
+			}
+			written[fd] = !set || listed
+			continue
+		}
+		if rd.Op == syntax.RdrIn || rd.Op == syntax.DplIn {
+			written[fd] = false
+			if !whole || because != "" || rd.Op == syntax.DplIn {
+				why.add(joinWhy("reads a file not known", because))
+			}
+			continue
+		}
+		written[fd] = true
+		if rd.Op == syntax.RdrAll || rd.Op == syntax.AppAll || rd.Op == syntax.DplOut {
+			written["2"] = true
 		}
 		if !whole || because != "" {
 			why.add(joinWhy("writes to a file not known", because))
@@ -558,6 +617,19 @@ func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reaso
 		}
 		c.Redirects = append(c.Redirects, Redirect{Op: op, Target: target})
 	}
+}
+
+// descriptor is the descriptor redirection rd sets: its number, else
+// 0 for an input, 1 for an output.
+func descriptor(rd *syntax.Redirect) string {
+	switch {
+	case rd.N != nil:
+		return rd.N.Value
+	case rd.Op == syntax.RdrIn || rd.Op == syntax.DplIn || rd.Op == syntax.RdrInOut || rd.Op == syntax.Hdoc ||
+		rd.Op == syntax.DashHdoc || rd.Op == syntax.WordHdoc:
+		return "0"
+	}
+	return "1"
 }
 
 // wrappers are commands known to run the command their words name: one
@@ -641,8 +713,9 @@ func isShell(name string) bool {
 
 // plainShellOptions are the option letters of a shell that change
 // nothing of what its -c string runs but how it stops or traces: with
-// only these, the shell is a Wrapper.
-const plainShellOptions = "ceuxvnlo"
+// only these, the shell is a Wrapper. A login shell (-l, --login) runs
+// the login scripts before its string: not plain.
+const plainShellOptions = "ceuxvno"
 
 // shellArgs reads what the shell ws[k] runs: its -c string, else, when
 // no script is named, its standard input (a here-string or
@@ -664,7 +737,7 @@ func (r *reader) shellArgs(ws []word, k int, st *syntax.Stmt, i int) {
 			if a.text == "--rcfile" || a.text == "--init-file" {
 				j++
 			}
-			plain = plain && slices.Contains([]string{"--login", "--norc", "--noprofile", "--posix"}, a.text)
+			plain = plain && slices.Contains([]string{"--norc", "--noprofile", "--posix"}, a.text)
 			continue
 		}
 		if strings.ContainsAny(a.text[1:], "oO") {
@@ -717,8 +790,8 @@ func envOnly(ws []word) bool {
 		return false
 	}
 	for _, w := range ws[1:] {
-		name, _, assign := strings.Cut(w.text, "=")
-		if !w.whole || !(w.text == "-i" || w.text == "-" || w.text == "--ignore-environment" || assign && name != "" && !runtimeVar(name) && !strings.HasPrefix(name, "-")) {
+		name, value, assign := strings.Cut(w.text, "=")
+		if !w.whole || !(w.text == "-i" || w.text == "-" || w.text == "--ignore-environment" || assign && harmless(name, value)) {
 			return false
 		}
 	}

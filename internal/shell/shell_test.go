@@ -27,9 +27,9 @@ func TestSplit(t *testing.T) {
 		{`"$d"/rm -rf`, []Command{{Words: []string{"rm", "-rf"}, Opaque: true}}, true},
 		{"bash -c 'ls; rm -rf x'", []Command{{Words: []string{"bash", "-c", "ls; rm -rf x"}}, {Words: []string{"ls"}}, {Words: []string{"rm", "-rf", "x"}}}, true},
 		{`echo "a\"b\q"`, []Command{{Words: []string{"echo", `a"b\q`}}}, true},
-		{"FOO=1 ls > x && (cd /; pwd) | wc", []Command{{Words: []string{"ls"}}, {Words: []string{"cd", "/"}}, {Words: []string{"pwd"}}, {Words: []string{"wc"}}}, true},
+		{"LANG=C ls > x && (cd /; pwd) | wc", []Command{{Words: []string{"ls"}}, {Words: []string{"cd", "/"}}, {Words: []string{"pwd"}}, {Words: []string{"wc"}}}, true},
 		{"echo $(id -u)", []Command{{Words: []string{"echo"}, Opaque: true}, {Words: []string{"id", "-u"}}}, true},
-		{"X=1", nil, true},
+		{"LANG=C", nil, true},
 		{"a 'b", []Command{{Words: []string{"a", "b"}, Opaque: true}}, false},
 	} {
 		got := Split(tc.line)
@@ -326,5 +326,12 @@ func TestANSICAgainstBash(t *testing.T) {
 		if dec, ok := ansiC(s); !ok || dec != got[i] {
 			t.Errorf("$'%s': %q, bash %q", s, dec, got[i])
 		}
+	}
+}
+
+// bash ends a $'…' piece at \c@ as at any NUL.
+func TestANSICControlNUL(t *testing.T) {
+	if got, ok := ansiC(`a\c@b`); got != "a" || !ok {
+		t.Errorf(`a\c@b: %q %v, want "a"`, got, ok)
 	}
 }
