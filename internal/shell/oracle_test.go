@@ -150,6 +150,9 @@ func runStubbed(t *testing.T, shell string, lines []string) []ran {
 			t.Fatal(err)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(dir, "in"), []byte("input\n"), 0o644); err != nil { // ../../in of a line
+		t.Fatal(err)
+	}
 	for _, name := range stubNames {
 		body := `printf '%s\0' "$ORACLE_LINE" "${0##*/}" "$@" '` + "\n" + `' >> "$ORACLE_LOG"`
 		switch name {
@@ -258,16 +261,19 @@ func (g *lineGen) word() string {
 
 // redirects are output redirections to files, and those that are not.
 var redirects = [...][]string{
-	bash:  {"> o1", ">> o2", "2> e1", ">| o3", "&> o4", "&>> o5", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`, "1>o8"},
-	posix: {"> o1", ">> o2", "2> e1", ">| o3", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`, "1>o8"},
-	zsh:   {"> o1", ">> o2", "2> e1", ">| o3", "&> o4", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`},
+	bash: {"> o1", ">> o2", "2> e1", ">| o3", "&> o4", "&>> o5", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`, "1>o8",
+		"< ../../in", "3<../../in", ">&2", "3>&1 1>&2", "> o1 2>&1", "0<../../in >&0", "3<../../in 1>&3", "<&0"},
+	posix: {"> o1", ">> o2", "2> e1", ">| o3", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`, "1>o8", "< ../../in",
+		">&2", "> o1 2>&1", "0<../../in >&0"},
+	zsh: {"> o1", ">> o2", "2> e1", ">| o3", "&> o4", "> /dev/null", "2>&1", "> 'o 6'", "3<> rw", `>"o7"`, "< ../../in",
+		">&2", "> o1 2>&1", "3<../../in 1>&3"},
 }
 
 // simple is a simple command and its exit status.
 func (g *lineGen) simple() (string, int) {
 	var b strings.Builder
 	if g.rng.IntN(5) == 0 {
-		b.WriteString([]string{"FOO=1 ", "BAR='x y' ", "A=1 B=2 "}[g.rng.IntN(3)])
+		b.WriteString([]string{"LANG=C ", "TZ='UTC' ", "LC_ALL=C NO_COLOR=1 ", "FOO=1 "}[g.rng.IntN(4)])
 	}
 	name, status := stubNames[g.rng.IntN(4)], 0
 	if g.rng.IntN(6) == 0 {
@@ -332,7 +338,7 @@ func (g *lineGen) dashC(depth int) (string, int) {
 		prefix string
 		d      dialect
 	}
-	shells := []shell{{"bash -c ", bash}, {"bash --norc -c ", bash}, {"sh -c ", posix}, {"env FOO=1 sh -c ", posix}, {"env -i PATH=\"$PATH\" ORACLE_LINE=\"$ORACLE_LINE\" ORACLE_LOG=\"$ORACLE_LOG\" bash -c ", bash}}
+	shells := []shell{{"bash -c ", bash}, {"bash --norc -c ", bash}, {"sh -c ", posix}, {"env LANG=C sh -c ", posix}, {"env -i PATH=\"$PATH\" ORACLE_LINE=\"$ORACLE_LINE\" ORACLE_LOG=\"$ORACLE_LOG\" bash -c ", bash}}
 	if g.zsh {
 		shells = append(shells, shell{"zsh -c ", zsh})
 	}
@@ -367,12 +373,14 @@ var opaqueForms = [...][]string{
 		"eval alpha x", "source ./none", ". ./none", "f() { alpha y; }; f", "alpha *", "alpha ?", "alpha [ab]", "((x=1))", "[[ -v x ]]",
 		"x=alpha; $x z", "alpha ~/f", "alpha x > ~/f", "bash <<'EOF'\nalpha h\nEOF", "delta <<EOF\nx\nEOF", "alpha <<< x",
 		"PATH=/none alpha", "bash -c \"$x\"", "alias a=alpha; a", "echo x | bash", "alpha > \"$HOME/f\"",
-		"exec alpha", "let x=1", "declare -a x=(a)", "alpha x(N)"},
+		"exec alpha", "let x=1", "declare -a x=(a)", "alpha x(N)", "> r1", ">> r2 2>&1", "FOO=1 > r3", "{ LANG=C; } > r4",
+		"alpha | > r5", "2> r6 &", "PAGER=alpha", "GIT_PAGER=x alpha", "alpha 0</dev/tcp/127.0.0.1/1 >&0"},
 	posix: {"alpha $(beta x)", "alpha `beta`", `alpha "$HOME"`, "alpha $((1+2))", "eval 'alpha x'", ". ./none", "f() { alpha y; }; f",
 		"alpha *", "alpha [ab]", "alpha ~/f", "sh <<'EOF'\nalpha h\nEOF", "delta <<EOF\nx\nEOF", "alpha $'x'", "alpha {a,b}",
-		"PATH=/none alpha", "[[ x ]] && alpha"},
+		"PATH=/none alpha", "[[ x ]] && alpha", "> r1", "FOO=1 > r3", "PAGER=alpha"},
 	zsh: {"alpha $(beta x)", `alpha "$HOME"`, "alpha =(beta)", "=alpha x", "alpha *(N)", "alpha x(N)", "alpha *", "eval 'alpha x'",
-		"f() { alpha y; }; f", "alpha <(beta)", "((x=1))", "alpha ~/f", "alpha n{1..3}", "alpha a#b", "repeat 2 alpha"},
+		"f() { alpha y; }; f", "alpha <(beta)", "((x=1))", "alpha ~/f", "alpha n{1..3}", "alpha a#b", "repeat 2 alpha", "> r1",
+		"> r2 <<< x", "FOO=1 > r3"},
 }
 
 // line is a generated line and whether it holds an opaque form.
@@ -400,7 +408,10 @@ func (g *lineGen) line() (string, bool) {
 // The shell as the oracle for an allow: for every generated line that
 // SplitDialect calls fully static, the stubs bash ran are exactly its
 // commands (same argv, same count) and the files it wrote exactly its
-// output redirections; a line holding an opaque form is never allowed.
+// output redirections; every file a line read to its end writes is
+// listed (not one whose command or -c string is known only in part, or
+// writes to a file not known); a line holding an opaque
+// form is never allowed.
 // Same with dash for sh and zsh for zsh, each skipped with a message
 // when not installed.
 func TestStaticLinesRunAsSplit(t *testing.T) {
@@ -451,6 +462,20 @@ func staticLinesRunAsSplit(t *testing.T, shell string, d dialect, n int, zsh boo
 			if !slices.Equal(want, runs[i].argvs) || !slices.Equal(slices.Compact(files), runs[i].files) || !allowed {
 				t.Errorf("%s ran %q: only run %q, only split %q; wrote %q, split %q (allowed %v)", shell, l,
 					missing(runs[i].argvs, want), missing(want, runs[i].argvs), runs[i].files, files, allowed)
+			}
+		}
+		// A line read to its end lists every file it writes.
+		if sl.Parsed && !slices.ContainsFunc(sl.Commands, func(c Command) bool {
+			return c.Computed || c.Inner || c.Partial || strings.Contains(c.Why, "a file not known")
+		}) {
+			var listed []string
+			for _, c := range sl.Commands {
+				for _, r := range c.Redirects {
+					listed = append(listed, r.Target)
+				}
+			}
+			if unlisted := missing(runs[i].files, listed); len(unlisted) > 0 {
+				t.Errorf("%s: %q wrote %q, not listed: %s", shell, l, unlisted, summary(sl))
 			}
 		}
 		if allowed && opaque[i] {

@@ -552,8 +552,8 @@ var dataReaders = []string{"cat", "tee", "head", "tail", "wc", "sort", "uniq", "
 // statements holding it (outer) and its own, in the order the shell
 // applies them, and why for each that is not wholly known, reaches the
 // network (bash's /dev/tcp/, /dev/udp/), copies a descriptor the
-// command did not get as a standard stream or opened reading (`0<in
-// >&0`), reads a file not known, or, a here-document or here-string, is
+// command did not get as a standard stream, writes to one opened for
+// reading (`0<in >&0`), reads a file not known, or, a here-document or here-string, is
 // fed to a command that is not a data reader.
 func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reasons) {
 	// written says, for each descriptor an earlier redirection set, whether
@@ -585,8 +585,8 @@ func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reaso
 		if (rd.Op == syntax.DplOut || rd.Op == syntax.DplIn) && whole && target != "" && strings.Trim(target, "0123456789") == "" {
 			listed, set := written[target]
 			switch {
-			case set && !listed:
-				why.add("copies descriptor " + target + ", which reads")
+			case rd.Op == syntax.DplOut && set && !listed:
+				why.add("writes to descriptor " + target + ", opened for reading")
 			case !set && !slices.Contains([]string{"0", "1", "2"}, target):
 				why.add("uses descriptor " + target + ", opened outside the command")
 			}
