@@ -46,8 +46,9 @@ var (
 	commandNames = []string{"command", "cmd", "script", "shell_command"}
 )
 
-// wordsKept is how many leading words of a command a words scope keeps:
-// the program and its subcommand (`git status`, `go test`).
+// wordsKept is how many leading words of a command a words scope keeps,
+// past the wrappers before it: the program and its subcommand (`git
+// status`, `go test`, `timeout 60 go test`).
 const wordsKept = 2
 
 // Describe returns the request of c. Its action is network for a tool
@@ -161,7 +162,7 @@ func dimension(name, s, workdir string) (decision.Dimension, bool) {
 	switch {
 	case slices.Contains(commandNames, lower):
 		d.Syntax = decision.SyntaxShell // a command line, never a path
-		d.Scopes = append([]decision.Scope{exact}, commandScopes(shell.Split(s))...)
+		d.Scopes = append([]decision.Scope{exact}, commandScopes(shell.Of(d))...)
 	case isURL(s):
 		d.Scopes = []decision.Scope{exact}
 		if o := origin(s); o != "" && o != s {
@@ -226,18 +227,17 @@ func commandScopes(l shell.Line) []decision.Scope {
 			return nil
 		}
 		texts = appendNew(texts, globLiteral(text))
-		if len(c.Words) < wordsKept || len(c.Redirects) > 0 {
-			starts = appendNew(starts, globLiteral(text)) // too short to start others; a redirection is its own
-		} else {
-			w := globLiteral(strings.Join(c.Words[:wordsKept], " "))
+		if lead, ok := leadOf(c); ok {
+			w := globLiteral(lead)
 			starts = appendNew(appendNew(starts, w), w+" *")
-			shown = appendNew(shown, strings.Join(c.Words[:wordsKept], " "))
+			shown = appendNew(shown, lead)
+		} else {
+			starts = appendNew(starts, globLiteral(text))
 		}
 	}
 	var out []decision.Scope
 	if len(l.Commands) == 1 {
-		if len(l.Commands[0].Words) >= wordsKept && len(l.Commands[0].Redirects) == 0 {
-			w := strings.Join(l.Commands[0].Words[:wordsKept], " ")
+		if w, ok := leadOf(l.Commands[0]); ok {
 			out = append(out, decision.Scope{Label: "commands starting " + w, Match: w, Kind: decision.KindWords})
 		}
 		return fit(out)
@@ -250,7 +250,7 @@ func commandScopes(l shell.Line) []decision.Scope {
 	if len(shown) > 0 {
 		var rest []string // the commands too short to start others, exactly
 		for _, c := range l.Commands {
-			if len(c.Words) < wordsKept || len(c.Redirects) > 0 {
+			if _, ok := leadOf(c); !ok {
 				rest = appendNew(rest, c.MatchText())
 			}
 		}
@@ -261,6 +261,16 @@ func commandScopes(l shell.Line) []decision.Scope {
 		out = append(out, decision.Scope{Label: label, Match: alternatives(starts), Kind: decision.KindGlob})
 	}
 	return fit(out)
+}
+
+// leadOf is the start of c a "commands starting with" scope keeps: its
+// first wordsKept words past the wrappers before them (shell.Command.Lead);
+// false for a command kept exactly: too short to start others, run by a
+// runner (sudo, xargs, find), its words kept ending at an option (`git
+// -C`), or with a redirection, which is its own.
+func leadOf(c shell.Command) (string, bool) {
+	lead, ok := c.Lead(wordsKept)
+	return strings.Join(lead, " "), ok && len(c.Redirects) == 0
 }
 
 // fit keeps the scopes whose match and label fit a request's line.

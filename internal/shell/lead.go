@@ -1,0 +1,72 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+)
+
+// leadWrappers are the wrappers a "commands starting with" scope looks
+// past (protocol section 10): each runs the command its words name after
+// its options, those in valued taking the next word, and a number of
+// positional words (timeout's duration, taskset's mask).
+var leadWrappers = map[string]struct {
+	valued     []string
+	positional int
+}{
+	"timeout": {[]string{"-s", "--signal", "-k", "--kill-after"}, 1},
+	"nice":    {[]string{"-n", "--adjustment"}, 0},
+	"nohup":   {nil, 0},
+	"env":     {[]string{"-u", "--unset", "-C", "--chdir"}, 0},
+	"stdbuf":  {[]string{"-i", "-o", "-e", "--input", "--output", "--error"}, 0},
+	"setsid":  {nil, 0},
+	"ionice":  {[]string{"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}, 0},
+	"time":    {[]string{"-f", "--format", "-o", "--output"}, 0},
+	"chrt":    {nil, 1},
+	"taskset": {nil, 1},
+}
+
+// Lead is the words a "commands starting with" scope keeps of c: past
+// the wrappers that run the command their words name (timeout 60, nice
+// -n 5, env LANG=C), with their options, n words of the command they
+// run. It is false when no such scope may be offered: a runner whose
+// words a prefix cannot bound runs the command (sudo, xargs, find: a
+// later word may start any command), env sets a variable that is not
+// harmless, fewer than n words follow, or the words kept end at an
+// option (`git -C`: what follows it decides what runs).
+func (c Command) Lead(n int) ([]string, bool) {
+	ws, i := c.Words, 0
+	for i < len(ws) {
+		name := Name(ws[i])
+		spec, ok := leadWrappers[name]
+		if !ok {
+			if wrappers[name] {
+				return nil, false
+			}
+			break
+		}
+		for i++; i < len(ws); i++ {
+			w := ws[i]
+			if k, v, assign := strings.Cut(w, "="); name == "env" && assign && !strings.HasPrefix(w, "-") {
+				if !harmless(k, v) {
+					return nil, false
+				}
+				continue
+			}
+			if w == "--" {
+				i++
+				break
+			}
+			if len(w) < 2 || w[0] != '-' {
+				break
+			}
+			if slices.Contains(spec.valued, w) {
+				i++
+			}
+		}
+		i += spec.positional
+	}
+	if len(ws)-i < n || strings.HasPrefix(ws[i+n-1], "-") {
+		return nil, false
+	}
+	return ws[:i+n], true
+}
