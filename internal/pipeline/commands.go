@@ -12,7 +12,8 @@ import (
 // Command is one simple command of a command line (a dimension of syntax
 // shell) and the opinions that speak of it (protocol section 10).
 type Command struct {
-	// Text is the command as written, its assignments first.
+	// Text is the command as written, its assignments first and the
+	// files it writes last.
 	Text string
 	// Opaque says in words what of it is not known before it runs; ""
 	// when all of it is.
@@ -48,14 +49,23 @@ func commandsOf(req *decision.Request, ops []policy.Opinion) map[string][]Comman
 	return out
 }
 
-// textOf is c as written, its assignments first; its known words in a
-// rough reading.
+// textOf is c as the person is shown it, what a matcher judges of it
+// (shell.Command.MatchText) and its assignments: the assignments, c as
+// written (its known words in a rough reading), then each file it writes
+// (`echo hi >> /home/u/.bashrc`). A redirection with no command is
+// written as it stands.
 func textOf(c shell.Command) string {
 	text := c.Text
 	if text == "" {
 		text = strings.Join(c.Words, " ")
 	}
-	return strings.Join(append(append([]string(nil), c.Assigns...), text), " ")
+	parts := append(append([]string(nil), c.Assigns...), text)
+	if len(c.Words) > 0 {
+		for _, r := range c.Redirects {
+			parts = append(parts, r.Op+" "+r.Target)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // opaqueOf says what of c is not known before it runs, "" when all is.

@@ -90,3 +90,19 @@ func TestFormCommands(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// What the person is shown of a command is what is matched: its
+// assignments, its words and every file it writes; a redirection with
+// no command is shown as written.
+func TestCommandsShowRedirections(t *testing.T) {
+	req := &decision.Request{Tool: "Bash", Dimensions: []decision.Dimension{{Name: "command", Syntax: decision.SyntaxShell,
+		Value: "echo hi >> /home/u/.bashrc; cat <<EOF > /home/u/.ssh/authorized_keys\nkey\nEOF\nLANG=C ls 2>/dev/null > out 2>&1; >f"}}}
+	var got []string
+	for _, c := range commandsOf(req, nil)["command"] {
+		got = append(got, c.Text)
+	}
+	want := []string{"echo hi >> /home/u/.bashrc", "cat > /home/u/.ssh/authorized_keys", "LANG=C ls > out", ">f"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
