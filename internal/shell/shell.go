@@ -42,15 +42,16 @@ type Command struct {
 	// that is not wholly known (`bash -c "$x"`, `eval $x`, `curl x | sh`).
 	Computed bool
 	// Text is the command as written, from its first word to its last
-	// (assignments and redirections left out); the whole line in a rough
-	// reading.
+	// (assignments and redirections left out); for a command of
+	// redirections only, its redirections as written; the whole line in
+	// a rough reading.
 	Text string
 	// Assigns are the assignments before the command (`FOO=1 go test`),
 	// as written: shown, never hiding the command.
 	Assigns []string
 	// Redirects are the command's output redirections to files, part of
 	// what an allow must cover (`echo x > ~/.bashrc`); not those to
-	// /dev/null nor duplications of descriptors (`2>&1`).
+	// /dev/null nor copies of descriptors (`2>&1`).
 	Redirects []Redirect
 	// Inner says the command was read from a line handed to a shell in a
 	// way section 10 calls opaque (eval, an alias, a here-document or
@@ -80,8 +81,9 @@ type Line struct {
 	// Commands are the line's simple commands in the order they appear,
 	// nested ones (in a substitution, a -c string, an eval) after the
 	// command holding them. A `[[ … ]]` or `(( … ))` test, a declaration
-	// (export, declare…) and an assignment of a variable that changes
-	// what runs (PATH=…) are listed as commands too. When the line does
+	// (export, declare…), an assignment alone of a variable that is not
+	// harmless (PAGER=…) and a statement of redirections only (`>f`) are
+	// listed as commands too. When the line does
 	// not parse, Commands is its rough reading: one opaque command of all
 	// its words, since what runs cannot be known and a deny must cover
 	// its words wherever they stand (Line.Denied reads a command from
@@ -274,7 +276,7 @@ func (r *reader) text(n syntax.Node) string {
 
 // statement reads st when it is a simple command, or another command
 // listed as one: a test, arithmetic, a declaration, an assignment of a
-// variable that changes what runs.
+// variable that is not harmless, a statement of redirections only.
 func (r *reader) statement(st *syntax.Stmt, outer []*syntax.Redirect) {
 	switch cmd := st.Cmd.(type) {
 	case nil: // redirections only
@@ -341,8 +343,7 @@ func (r *reader) decl(st *syntax.Stmt, d *syntax.DeclClause, outer []*syntax.Red
 }
 
 // assignWord is assignment a as a declaration's word after quote
-// removal, and whether it is wholly known and changes nothing that
-// decides what runs.
+// removal, and whether it is wholly known and sets a harmless variable.
 func (r *reader) assignWord(a *syntax.Assign, why *reasons) (string, bool) {
 	if a.Name == nil { // an option, as -x
 		text, whole, because := r.literal(a.Value)
@@ -374,8 +375,8 @@ func (r *reader) assignWord(a *syntax.Assign, why *reasons) (string, bool) {
 }
 
 // assigns are the assignments before a command as written; why gets a
-// reason for each that is not wholly known or sets a variable that
-// changes what runs.
+// reason for each that is not wholly known or sets a variable that is
+// not harmless.
 func (r *reader) assigns(as []*syntax.Assign, why *reasons) []string {
 	var out []string
 	for _, a := range as {
