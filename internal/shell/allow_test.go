@@ -172,10 +172,12 @@ func TestDeniedDialects(t *testing.T) {
 
 // FuzzShellSplit: reading never panics in any dialect; a line is never
 // allowed when any command is not Static (a Wrapper included); a Static
-// command's MatchText is never empty.
+// command has words (a redirection alone never is) and its MatchText is
+// never empty.
 func FuzzShellSplit(f *testing.F) {
 	for i, s := range []string{"go test ./... && git status", "ls $(x)", "bash -c 'ls; pwd' > o", "f() { ls; }; f", "echo {a,b} > x",
-		"FOO=1 ls 2>&1", "ls =(x) *(N)", "cat <<EOF\nx\nEOF", "''", "PATH=/x", "a 'b", "((x++))", "eval x", "env sh -c ''"} {
+		"FOO=1 ls 2>&1", "ls =(x) *(N)", "cat <<EOF\nx\nEOF", "''", "PATH=/x", "a 'b", "((x++))", "eval x", "env sh -c ''",
+		">f", "ls | >f 2>&1", "ls 0</dev/tcp/h/1 >&0", "GIT_PAGER=x git log", "PAGER=x; ls", "bash -lc ls", "ls 3<in >&3"} {
 		f.Add(s, uint8(i))
 	}
 	dialects := []decision.Dialect{decision.DialectBash, decision.DialectSh, decision.DialectZsh, decision.DialectFish, "dash", ""}
@@ -185,6 +187,9 @@ func FuzzShellSplit(f *testing.F) {
 		for _, c := range l.Commands {
 			if !c.Static() && allowed {
 				t.Fatalf("%q is allowed with %+v not static", line, c)
+			}
+			if c.Static() && len(c.Words) == 0 {
+				t.Fatalf("%q: %+v is static and has no words (a redirection alone)", line, c)
 			}
 			if c.Static() && c.MatchText() == "" {
 				t.Fatalf("%q: %+v is static and matches as nothing", line, c)
