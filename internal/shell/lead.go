@@ -25,6 +25,15 @@ var leadWrappers = map[string]struct {
 	"taskset": {nil, 1},
 }
 
+// subcommanded are programs that take options before a subcommand, some
+// with a value that changes what the subcommand acts on (`git -C dir`,
+// `make -C dir`): first words ending at one of those options would cover
+// every subcommand.
+var subcommanded = map[string]bool{
+	"git": true, "go": true, "make": true, "cargo": true, "npm": true, "pnpm": true, "yarn": true, "docker": true,
+	"podman": true, "kubectl": true, "gh": true, "helm": true, "terraform": true, "dotnet": true,
+}
+
 // Lead is the words a "commands starting with" scope keeps of c: past
 // the wrappers that run the command their words name (timeout 60, nice
 // -n 5, env LANG=C), with their options, n words of the command they
@@ -32,7 +41,9 @@ var leadWrappers = map[string]struct {
 // words a prefix cannot bound runs the command (sudo, xargs, find: a
 // later word may start any command), env sets a variable that is not
 // harmless, fewer than n words follow, or the words kept end at an
-// option (`git -C`: what follows it decides what runs).
+// option of a shell or of a program that takes a subcommand after its
+// options (`git -C`, `bash -c`: what follows decides what runs). Words of other programs may end
+// at an option: `rm -rf`, as a deny scope, covers every rm -rf.
 func (c Command) Lead(n int) ([]string, bool) {
 	ws, i := c.Words, 0
 	for i < len(ws) {
@@ -65,7 +76,7 @@ func (c Command) Lead(n int) ([]string, bool) {
 		}
 		i += spec.positional
 	}
-	if len(ws)-i < n || strings.HasPrefix(ws[i+n-1], "-") {
+	if len(ws)-i < n || (subcommanded[Name(ws[i])] || isShell(Name(ws[i]))) && strings.HasPrefix(ws[i+n-1], "-") {
 		return nil, false
 	}
 	return ws[:i+n], true

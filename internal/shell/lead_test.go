@@ -22,7 +22,10 @@ func TestLead(t *testing.T) {
 		"xargs -0 rm":                   "",
 		"find . -name x":                "",
 		"git -C /tmp status":            "",
-		"ls -la /tmp":                   "",
+		"ls -la /tmp":                   "ls -la",
+		"rm -rf build":                  "rm -rf",
+		"make -C /tmp all":              "",
+		"/usr/bin/git --no-pager log":   "",
 		"timeout 60":                    "",
 		"ls":                            "",
 		"stdbuf -oL go test ./...":      "stdbuf -oL go test",
@@ -39,7 +42,8 @@ func TestLead(t *testing.T) {
 }
 
 // Whatever the words, a lead is a start of them, of at least two words,
-// that does not end at an option nor start at a runner.
+// that does not end at an option of a program taking a subcommand nor
+// start at a runner.
 func FuzzLead(f *testing.F) {
 	for _, s := range []string{"timeout 60 go test", "nice -n", "env -- x", "env A=1", "timeout"} {
 		f.Add(s)
@@ -50,7 +54,7 @@ func FuzzLead(f *testing.F) {
 		if !ok {
 			return
 		}
-		if len(lead) < 2 || !slices.Equal(lead, ws[:len(lead)]) || strings.HasPrefix(lead[len(lead)-1], "-") {
+		if len(lead) < 2 || !slices.Equal(lead, ws[:len(lead)]) || (subcommanded[Name(lead[len(lead)-2])] || isShell(Name(lead[len(lead)-2]))) && strings.HasPrefix(lead[len(lead)-1], "-") {
 			t.Fatalf("%q: lead %q", s, lead)
 		}
 		if _, known := leadWrappers[Name(ws[0])]; wrappers[Name(ws[0])] && !known {
