@@ -27,7 +27,9 @@ choice = "allow-once"
 		choice string // "" none
 	}{
 		{"go test ./a && go test ./b", "allow-once"},
-		{"FOO=1 go test ./a; go test -run X ./b", "allow-once"},
+		{"LANG=C go test ./a; go test -run X ./b", "allow-once"},
+		{"GIT_PAGER=./x go test ./a", ""},
+		{"go test ./a; >~/.bashrc", ""},
 		{"go test ./a; rm x", ""},
 		{"go test $(curl x)", ""},
 		{"go test ./a | sh", "deny-once"}, // sh runs what is printed: a canned deny, with nobody to ask, reaches it
