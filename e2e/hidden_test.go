@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -25,10 +23,7 @@ func TestRulesAskWhatALineHides(t *testing.T) {
 	} {
 		wantDeny(t, checkDecision(t, runPipe(t, bashRequest(line, ""), baseEnv(), "--rules", rules, "--frontend", "none").stdout), "unavailable", "none")
 	}
-	answers := filepath.Join(t.TempDir(), "answers.toml")
-	if err := os.WriteFile(answers, []byte("[[answer]]\ndimensions = { command = \"go test *\" }\nchoice = \"allow-once\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	answers := rulesFile(t, "[[answer]]\ndimensions = { command = \"go test *\" }\nchoice = \"allow-once\"\n")
 	wantDeny(t, checkDecision(t, runPipe(t, bashRequest("go test ./...; >~/.bashrc", ""), baseEnv(), "--answers", answers, "--frontend", "none").stdout), "unavailable", "none")
 }
 
@@ -40,10 +35,7 @@ func TestRulesAskWhatALineHides(t *testing.T) {
 // files with redirections alone.
 func TestHookSavesNoWrapperScope(t *testing.T) {
 	env := memoryEnv()
-	answers := filepath.Join(t.TempDir(), "answers.toml")
-	if err := os.WriteFile(answers, []byte("[[answer]]\nchoice = \"allow-always\"\nscopes = { command = \"{timeout 60 go test,timeout 60 go test *,git status,git status *}\" }\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	answers := rulesFile(t, "[[answer]]\nchoice = \"allow-always\"\nscopes = { command = \"{timeout 60 go test,timeout 60 go test *,git status,git status *}\" }\n")
 	if got := hookBehavior(t, "timeout 60 go test ./... && git status", env, "--answers", answers); got != "allow" {
 		t.Fatalf("saving the rule: %s", got)
 	}

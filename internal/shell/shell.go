@@ -559,7 +559,7 @@ var dataReaders = []string{"cat", "tee", "head", "tail", "wc", "sort", "uniq", "
 func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reasons) {
 	// written says, for each descriptor an earlier redirection set, whether
 	// it writes to a listed file (or /dev/null).
-	written := map[string]bool{}
+	written, kept := map[string]bool{}, map[*syntax.Redirect]Redirect{}
 	for _, rd := range slices.Concat(outer, own) {
 		fd := descriptor(rd)
 		switch rd.Op {
@@ -616,7 +616,12 @@ func (r *reader) redirects(c *Command, own, outer []*syntax.Redirect, why *reaso
 		if rd.N != nil {
 			op = rd.N.Value + op
 		}
-		c.Redirects = append(c.Redirects, Redirect{Op: op, Target: target})
+		kept[rd] = Redirect{Op: op, Target: target}
+	}
+	for _, rd := range slices.Concat(own, outer) { // listed as written: its own, then those around it
+		if k, ok := kept[rd]; ok {
+			c.Redirects = append(c.Redirects, k)
+		}
 	}
 }
 
