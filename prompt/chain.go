@@ -15,7 +15,9 @@ type Options struct {
 	// TTY is the terminal the terminal frontends use; "" means /dev/tty.
 	TTY string
 	// ArmDelay is how long after a prompt opens before an allow can be
-	// confirmed; keys arriving earlier never approve.
+	// confirmed; keys arriving earlier never approve. Zero is
+	// DefaultArmDelay, so options left unset stay armed; NoArmDelay (any
+	// negative value) turns the delay off.
 	ArmDelay time.Duration
 	// Getenv reads the caller's environment (TERM, NO_COLOR, DISPLAY, ...);
 	// nil is an empty environment.
@@ -38,6 +40,22 @@ func (o Options) Env(key string) string {
 
 // DefaultArmDelay is the arming delay unless configured.
 const DefaultArmDelay = 500 * time.Millisecond
+
+// NoArmDelay, as Options.ArmDelay, lets an answer count as soon as the
+// prompt is up.
+const NoArmDelay time.Duration = -1
+
+// Arming is the arming delay the frontends apply: ArmDelay, its default
+// when unset, none when negative.
+func (o Options) Arming() time.Duration {
+	switch {
+	case o.ArmDelay == 0:
+		return DefaultArmDelay
+	case o.ArmDelay < 0:
+		return 0
+	}
+	return o.ArmDelay
+}
 
 // DefaultOrder is the frontend chain when none is configured: the
 // full-screen UI, the line prompt where the terminal cannot do a full-screen

@@ -120,7 +120,7 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		pick(&s.Frontends, prompt.ParseList, from{"--frontend", f.Frontend},
 			from{"ASKPERM_FRONTEND", getenv("ASKPERM_FRONTEND")}, key("frontends", strings.Join(cfg.Frontends, ","))),
 		pick(&s.Prompt.TTY, str, from{"--tty", f.TTY}, from{"ASKPERM_TTY", getenv("ASKPERM_TTY")}),
-		pick(&s.Prompt.ArmDelay, ParseDuration, key("arm_delay", string(cfg.ArmDelay))),
+		pick(&s.Prompt.ArmDelay, armDelay, key("arm_delay", string(cfg.ArmDelay))),
 		pick(&s.StateDir, absolute, from{"--state-dir", f.StateDir}, from{"ASKPERM_STATE_DIR", getenv("ASKPERM_STATE_DIR")},
 			key("state.dir", cfg.State.Dir), from{"XDG state directory", StateDir(getenv)}),
 		pick(&s.SessionIdle, ParseDuration, key("state.session_idle", string(cfg.State.SessionIdle))),
@@ -202,6 +202,16 @@ func pick[T any](dst *T, parse func(string) (T, error), vs ...from) error {
 		return nil
 	}
 	return nil
+}
+
+// armDelay reads arm_delay; "0s" turns the delay off, which a zero
+// prompt.Options would not.
+func armDelay(v string) (time.Duration, error) {
+	d, err := ParseDuration(v)
+	if err == nil && d == 0 {
+		d = prompt.NoArmDelay
+	}
+	return d, err
 }
 
 // absolute takes an absolute path: a relative state directory would

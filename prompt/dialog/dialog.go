@@ -176,14 +176,14 @@ type dialog struct {
 	name decision.Frontend
 	path string        // the program, absolute
 	env  []string      // the program's whole environment
-	arm  time.Duration // prompt.Options.ArmDelay
+	arm  time.Duration // prompt.Options.Arming
 	err  error         // why the dialog cannot start; found once, by New
 }
 
 // New returns the frontend named "yad" or "zenity". Whether it can start
 // is decided here, once: a display must be named and the program found.
 func New(name decision.Frontend, o prompt.Options) prompt.Frontend {
-	d := &dialog{name: name, arm: o.ArmDelay}
+	d := &dialog{name: name, arm: o.Arming()}
 	getenv := o.Env
 	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
 		d.err = fmt.Errorf("no display: neither DISPLAY nor WAYLAND_DISPLAY is set: %w", prompt.ErrUnavailable)

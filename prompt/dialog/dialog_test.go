@@ -146,7 +146,11 @@ func (fd *dialogFake) options(env ...string) prompt.Options {
 	if env == nil {
 		env = []string{"DISPLAY=:42"}
 	}
-	return prompt.Options{Getenv: dialogEnvOf(env...), ArmDelay: fd.arm, DialogPaths: map[string]string{"yad": fd.path(), "zenity": fd.path()}}
+	arm := fd.arm
+	if arm == 0 {
+		arm = prompt.NoArmDelay
+	}
+	return prompt.Options{Getenv: dialogEnvOf(env...), ArmDelay: arm, DialogPaths: map[string]string{"yad": fd.path(), "zenity": fd.path()}}
 }
 
 // dialogRequest is testdata/requests/write-file.json (with a session).

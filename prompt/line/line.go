@@ -86,7 +86,7 @@ func (l Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	if n := columns(term); n < minColumns {
 		return form.Answer{}, fmt.Errorf("%w: %w", errNarrow(n), prompt.ErrUnavailable)
 	}
-	p := newLinePrompt(term, term, l.o.ArmDelay)
+	p := newLinePrompt(term, term, l.o.Arming())
 	p.bell = l.o.Bell
 	p.cols = func() int { return columns(term) }
 	p.flush = func() error { return tty.Flush(term) }

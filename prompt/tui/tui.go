@@ -94,7 +94,7 @@ func (t Frontend) walk(ctx context.Context, f *form.Form, term *os.File) (a form
 	}
 	deadline, _ := ctx.Deadline()
 	st := newStyles(term, t.o.Getenv)
-	s := &tuiSession{term: term, keys: keys, styles: st, armDelay: t.o.ArmDelay, deadline: deadline}
+	s := &tuiSession{term: term, keys: keys, styles: st, armDelay: t.o.Arming(), deadline: deadline}
 	a, err = form.Walk(ctx, f, s)
 	return a, true, err
 }
