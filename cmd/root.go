@@ -13,9 +13,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	// Before bubbletea initialises: no terminal query at start-up.
-	_ "github.com/askperm/askperm/internal/noquery"
 )
 
 // Exit codes (protocol.md section 1).

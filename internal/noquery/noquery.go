@@ -12,7 +12,9 @@
 // a colour to the background, and draws only with renderers of its own
 // (prompt/tui), so nothing else depends on this setting.
 //
-// Import it for its effect, from the package that builds the program.
+// Import it for its effect, from every package that imports a terminal
+// library (prompt/tui), so that a program embedding that package alone is
+// kept from the query too.
 package noquery
 
 import "github.com/charmbracelet/lipgloss"

@@ -11,33 +11,32 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/askperm/askperm/prompt"
 )
 
 // Default is the controlling terminal.
 const Default = "/dev/tty"
 
 // Open opens the terminal a prompt runs on, read-write, for input and
-// output alike. It reports ErrUnavailable when there is no such terminal
+// output alike. It fails when there is no such terminal
 // (ENXIO without a controlling terminal), when path is not a terminal, or
 // when the terminal is our controlling one but we are not in its foreground
 // process group (reading or changing modes there would stop the process
 // with SIGTTIN/SIGTTOU and hang it), and when it is another terminal with a
 // program in its foreground that could read the keys meant for askperm (a
-// shell at its prompt; a Holder reads nothing).
+// shell at its prompt; a Holder reads nothing). Every error means no
+// prompt can run on path: the frontends report it as unavailable.
 func Open(path string) (*os.File, error) {
 	if path == "" {
 		path = Default
 	}
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", path, err, prompt.ErrUnavailable)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	tty := os.NewFile(uintptr(fd), path)
 	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
 		tty.Close()
-		return nil, fmt.Errorf("%s: not a terminal: %w", path, prompt.ErrUnavailable)
+		return nil, fmt.Errorf("%s: not a terminal", path)
 	}
 	fg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
 	switch {
@@ -47,14 +46,14 @@ func Open(path string) (*os.File, error) {
 		// foreground would read half of the person's keys.
 		if err := checkNoReader(path, fd); err != nil {
 			tty.Close()
-			return nil, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
+			return nil, err
 		}
 	case err != nil:
 		tty.Close()
-		return nil, fmt.Errorf("%s: foreground process group: %w: %w", path, err, prompt.ErrUnavailable)
+		return nil, fmt.Errorf("%s: foreground process group: %w", path, err)
 	case fg != unix.Getpgrp():
 		tty.Close()
-		return nil, fmt.Errorf("%s: not in the terminal's foreground process group: %w", path, prompt.ErrUnavailable)
+		return nil, fmt.Errorf("%s: not in the terminal's foreground process group", path)
 	}
 	return tty, nil
 }

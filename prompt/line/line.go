@@ -73,7 +73,7 @@ func (Frontend) Name() decision.Frontend { return decision.FrontendLine }
 func (l Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	term, err := tty.Open(l.o.TTY)
 	if err != nil {
-		return form.Answer{}, err
+		return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
 	}
 	term, err = pollable(term)
 	if err != nil {

@@ -24,6 +24,9 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	// Before bubbletea initialises: importing this package queries no
+	// terminal.
+	_ "github.com/askperm/askperm/internal/noquery"
 	"github.com/askperm/askperm/internal/tty"
 	"github.com/askperm/askperm/prompt"
 )
@@ -49,7 +52,7 @@ func (t Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	}
 	term, err := tty.Open(t.o.TTY)
 	if err != nil {
-		return form.Answer{}, err
+		return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
 	}
 	defer term.Close()
 	fd := int(term.Fd())
