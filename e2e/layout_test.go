@@ -41,6 +41,34 @@ func imports(t *testing.T) map[string][]string {
 
 func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
 
+// public reports whether a program of another module may import pkg: the
+// protocol, the form, the frontends and the caller's side.
+func public(pkg string) bool {
+	return !strings.Contains(pkg, "internal") &&
+		slices.ContainsFunc([]string{"decision", "form", "prompt", "helpers"}, func(d string) bool { return under(pkg, d) })
+}
+
+// publicToInternal is the public → internal edge: the only internal
+// packages each public package may import. The terminal frontends share
+// the opening and guarding of a terminal (tty); the full-screen UI keeps
+// the terminal libraries from querying the terminal when they initialise
+// (noquery). Anything else a public package needs is public itself.
+var publicToInternal = map[string][]string{
+	"prompt/tui":  {"internal/tty", "internal/noquery"},
+	"prompt/line": {"internal/tty"},
+}
+
+// usedByPublic reports whether pkg is an internal package some public
+// package imports.
+func usedByPublic(pkg string) bool {
+	for _, deps := range publicToInternal {
+		if slices.Contains(deps, pkg) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestImportGraph: data flows one way. The protocol knows nothing of
 // askperm; the form only the protocol; frontends neither the pipeline, the
 // command line, the stored state nor each other; only the pipeline joins
@@ -49,7 +77,7 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 // it lists and forgets.
 func TestImportGraph(t *testing.T) {
 	graph := imports(t)
-	for _, want := range []string{"decision", "helpers", "form", "prompt", "prompt/tui", "prompt/line", "prompt/dialog", "internal/pipeline", "internal/settings", "cmd"} {
+	for _, want := range []string{"decision", "helpers", "helpers/elicit", "form", "prompt", "prompt/tui", "prompt/line", "prompt/dialog", "internal/pipeline", "internal/settings", "cmd"} {
 		if _, ok := graph[want]; !ok {
 			t.Fatalf("package %s is missing: the rules below would pass vacuously", want)
 		}
@@ -65,6 +93,12 @@ func TestImportGraph(t *testing.T) {
 				bad(dep, "the protocol imports nothing of askperm")
 			case pkg == "helpers" && dep != "decision":
 				bad(dep, "the caller's side imports only the protocol")
+			case under(pkg, "helpers") && dep != "decision" && dep != "helpers":
+				bad(dep, "a bridge of the caller's side imports only the protocol and the Runner")
+			case public(pkg) && under(dep, "internal") && !slices.Contains(publicToInternal[pkg], dep):
+				bad(dep, "a public package reaches only the internal packages publicToInternal lists for it")
+			case usedByPublic(pkg) && public(dep):
+				bad(dep, "an internal package beneath a public one imports no public package: it returns its own errors, the public package wraps them")
 			case pkg == "form" && dep != "decision":
 				bad(dep, "the form imports only the protocol")
 			case pkg == "prompt" && dep != "decision" && dep != "form":
@@ -89,6 +123,29 @@ func TestImportGraph(t *testing.T) {
 		// and decide nothing.
 		if len(joins) > 1 && pkg != "internal/pipeline" && pkg != "internal/settings" && pkg != "internal/setup" {
 			t.Errorf("%s joins %v: only the pipeline joins answers, policy, state and frontends", pkg, joins)
+		}
+	}
+}
+
+// TestHelpersLinkOnlyTheProtocol: a program that runs a permission helper
+// through helpers.Runner links what the protocol links and the standard
+// library, not the MCP SDK (the elicitation bridge, helpers/elicit, does).
+func TestHelpersLinkOnlyTheProtocol(t *testing.T) {
+	deps := func(pkg string) []string {
+		out, err := exec.Command("go", "list", "-deps", module+"/"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		return strings.Fields(string(out))
+	}
+	protocol := deps("decision")
+	if !slices.Contains(protocol, "github.com/go-json-experiment/json/jsontext") {
+		t.Fatalf("the protocol's libraries are not listed: the check below would pass vacuously: %v", protocol)
+	}
+	for _, dep := range deps("helpers") {
+		first, _, _ := strings.Cut(dep, "/")
+		if strings.Contains(first, ".") && dep != module+"/helpers" && !slices.Contains(protocol, dep) {
+			t.Errorf("helpers links %s, beyond the protocol", dep)
 		}
 	}
 }

@@ -1,8 +1,13 @@
-package helpers
+package elicit
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,7 +15,40 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/helpers"
 )
+
+// askperm is the askperm binary the bridge's helper runs, built once.
+var askperm string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "elicit-test")
+	if err != nil {
+		panic(err)
+	}
+	askperm = filepath.Join(dir, "askperm")
+	build := exec.Command("go", "build", "-o", askperm, "../..")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building askperm:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// helper is a permission helper written as a shell script, with $ASKPERM
+// the askperm binary.
+func helper(t *testing.T, body string) *helpers.Runner {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "helper")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=/usr/bin:/bin", "ASKPERM=" + askperm}
+	return &helpers.Runner{Argv: []string{p}, Timeout: 10 * time.Second, Env: env, Stderr: &strings.Builder{}}
+}
 
 // elicitThrough runs an MCP server whose tool elicits with meta, and a
 // client whose elicitation handler is the bridge to a helper script; it
@@ -34,8 +72,7 @@ func elicitThrough(t *testing.T, helperBody string, meta mcp.Meta, other func(co
 	if _, err := server.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := script(t, helperBody)
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: ElicitationHandler(r, other)})
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: Handler(helper(t, helperBody), other)})
 	// The last protocol version in which a server elicits while it serves
 	// a tool call (later ones return input requests instead).
 	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})

@@ -1,4 +1,9 @@
-package helpers
+// Package elicit bridges MCP elicitation to a permission helper: an MCP
+// client (of the official Go SDK) that installs Handler answers a server's
+// permission elicitation through a helpers.Runner, and passes any other
+// elicitation to its own handler. It lives apart from package helpers so
+// that a Runner alone links nothing of the MCP SDK.
+package elicit
 
 import (
 	"context"
@@ -8,13 +13,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/helpers"
 )
 
 // MetaKey marks a permission elicitation: the elicitation's _meta holds
 // the askperm request (protocol section 2) under this key.
 const MetaKey = "askperm/request"
 
-// ElicitationHandler is an MCP client's elicitation handler (for
+// Handler is an MCP client's elicitation handler (for
 // mcp.ClientOptions.ElicitationHandler, of the official Go SDK): a
 // permission elicitation, one whose _meta holds MetaKey, is asked through
 // r and answered in the flat native form; any other goes to other (nil:
@@ -28,7 +34,7 @@ const MetaKey = "askperm/request"
 // "lifetime" (protocol section 3). Whatever went wrong is deny-once with
 // the reason as its message: a permission asked of askperm is never
 // declined on askperm's behalf.
-func ElicitationHandler(r *Runner, other func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+func Handler(r *helpers.Runner, other func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		raw, ok := req.Params.Meta[MetaKey]
 		if !ok {
