@@ -143,7 +143,7 @@ func TestWriteOutcome(t *testing.T) {
 		{"timeout, --exit-status", pipeline.Outcome{Decision: deny(decision.CauseTimeout)}, true, 124, true},
 		{"cancelled, --exit-status", pipeline.Outcome{Decision: deny(decision.CauseCancelled)}, true, 130, true},
 		{"internal error", pipeline.Outcome{Decision: deny(decision.CauseError), Err: errors.New("bug")}, true, 70, true},
-		{"invalid request", pipeline.New(pipeline.Config{MaxRequest: 64}).Decide(context.Background(), []byte(`{}`)), false, 65, false},
+		{"invalid request", pipeline.New(pipeline.Config{MaxRequest: 64}).Run(context.Background(), strings.NewReader(`{}`)), false, 65, false},
 		{"no decision, no reason", pipeline.Outcome{}, false, 70, false},
 		{"no match", pipeline.Outcome{Err: pipeline.ErrNoMatch}, false, 69, false},
 		{"bad answer", pipeline.Outcome{Err: pipeline.ErrBadAnswer}, false, 64, false},

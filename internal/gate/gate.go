@@ -259,18 +259,15 @@ func (g *gate) call(ctx context.Context, line []byte, env jsonrpc.Message) {
 		if claim != "" && claim != g.name {
 			req.Reason = claimed(claim)
 		}
-		var raw []byte
-		if raw, _, err = decision.EncodeRequest(req); err == nil {
-			out := g.c.Pipeline.Decide(ctx, raw)
-			switch {
-			case out.Decision != nil && out.Decision.Decision == decision.Allow:
-				g.toServer.Write(line)
-				return
-			case out.Decision != nil:
-				reason = denialText(*out.Decision)
-			default:
-				err = out.Err
-			}
+		out := g.c.Pipeline.DecideRequest(ctx, req)
+		switch {
+		case out.Decision != nil && out.Decision.Decision == decision.Allow:
+			g.toServer.Write(line)
+			return
+		case out.Decision != nil:
+			reason = denialText(*out.Decision)
+		default:
+			err = out.Err
 		}
 	}
 	if err != nil {

@@ -118,11 +118,7 @@ func (a Agent) Answer(ctx context.Context, p *pipeline.Pipeline, payload []byte)
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := decision.EncodeRequest(req)
-	if err != nil {
-		return nil, fmt.Errorf("the tool call cannot be asked about: %w", err)
-	}
-	out := p.Decide(ctx, raw)
+	out := p.DecideRequest(ctx, req)
 	if out.Decision == nil {
 		return nil, out.Err
 	}

@@ -92,11 +92,7 @@ func Decide(ctx context.Context, c Config, args json.RawMessage) Result {
 	if err != nil {
 		return Result{Call: call, Err: err}
 	}
-	raw, _, err := decision.EncodeRequest(req)
-	if err != nil {
-		return Result{Call: call, Err: fmt.Errorf("the tool call cannot be asked about: %w", err)}
-	}
-	out := c.Pipeline.Decide(ctx, raw)
+	out := c.Pipeline.DecideRequest(ctx, req)
 	if out.Decision == nil {
 		err := out.Err
 		if err == nil {

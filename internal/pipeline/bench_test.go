@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func benchDecide(b *testing.B, memory *Memory) {
 	raw := []byte(benchRequest)
 	b.ReportAllocs()
 	for b.Loop() {
-		if out := p.Decide(context.Background(), raw); out.Decision == nil || out.Err != nil {
+		if out := p.Run(context.Background(), bytes.NewReader(raw)); out.Decision == nil || out.Err != nil {
 			b.Fatal(out.Err)
 		}
 	}
@@ -76,7 +77,7 @@ func benchDecideBig(b *testing.B, inArgs bool) {
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if out := p.Decide(context.Background(), raw); out.Decision == nil || out.Err != nil {
+		if out := p.Run(context.Background(), bytes.NewReader(raw)); out.Decision == nil || out.Err != nil {
 			b.Fatal(out.Err)
 		}
 	}

@@ -24,34 +24,124 @@ type Memory struct {
 	Prompts     state.Rate
 }
 
-// beforeAsking is everything before a person is asked: the look-up of
-// remembered rules and session approvals, the decision by policy and
-// memory, the rate limit, a canned answer and its record (remembered, and
-// counted for the breaker), and, when a person is to be asked, the turn
-// taken while the store is still open if nobody else is asking. It
-// returns a nil decision and a nil error when a person is to be asked
-// (c.form).
+// answer decides c's request and returns the decision with the opinions
+// that made it. The steps of one request, memory's among them, in order:
 //
-// The store is opened once for a request memory decides. Otherwise the
-// prompt is taken outside any transaction of the store (its file's lock
-// may have to be waited for, and nothing is waited for with the store
-// open), then the rest runs in a second transaction, which looks memory
-// up again: another helper may have recorded in between.
-func (p *Pipeline) beforeAsking(ctx context.Context, c *call, ops []policy.Opinion) (*decision.Decision, []policy.Opinion, error) {
-	if p.c.Memory == nil {
-		d, err, _ := p.automatic(c, nil, ops, true)
-		return d, ops, err
+//  1. The policy's opinions (opinions).
+//  2. Under a prompt rate limit, memory first (consult, not prompted): a
+//     remembered rule or session approval decides without spending a
+//     prompt. Otherwise a prompt is taken (takePrompt) outside any
+//     transaction of the store, since its file's lock may have to be
+//     waited for, and nothing is waited for with the store open; none left
+//     is a deny.
+//  3. In one transaction of the store (consult): memory is looked up (again
+//     after step 2: another helper may have recorded in between), policy
+//     and memory decide (automatic), else a canned answer, recorded in the
+//     same transaction, else, a person being needed, the turn to ask is
+//     taken if nobody holds it. A request memory decides opens the store
+//     once.
+//  4. Otherwise the turn is waited for (waitTurn), and, after waiting,
+//     memory looked up again (lookAgain): a twin may have been approved for
+//     the session, or a rule remembered, meanwhile.
+//  5. The frontend chain asks a person (ask).
+//  6. Then decide has the decision recorded (record): what the person
+//     chose to be remembered saved and the decision counted for the
+//     breaker, before the turn is given back, and the audit line appended.
+//
+// Without Memory only steps 1, 3 (without the store) and 5 run. A nil
+// decision comes with ErrNoMatch or ErrBadAnswer; a decision with an error
+// is an internal failure.
+func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []policy.Opinion, error) {
+	req := c.req
+	if ctx.Err() != nil {
+		return ended(ctx, req, decision.FrontendNone), nil, nil
 	}
-	if r := p.c.Memory.Prompts; r.Session > 0 || r.User > 0 {
+	ops := opinions(p.c.Policy, req)
+	if m := p.c.Memory; m != nil && (m.Prompts.Session > 0 || m.Prompts.User > 0) {
 		d, all, err := p.consult(ctx, c, ops, false)
+		if d == nil && err == nil {
+			d = p.takePrompt(ctx, c)
+		}
 		if d != nil || err != nil {
 			return d, all, err
 		}
-		if d := p.takePrompt(ctx, c); d != nil {
-			return d, all, nil
+	}
+	d, ops, err := p.consult(ctx, c, ops, true)
+	if d != nil || err != nil {
+		return d, ops, err
+	}
+	queued, err := p.waitTurn(ctx, c)
+	if err != nil {
+		return ended(ctx, req, decision.FrontendNone), ops, nil
+	}
+	if queued {
+		if more := p.lookAgain(ctx, c); len(more) > 0 {
+			ops = append(ops, more...)
+			if d := decide(req, ops); d != nil {
+				p.sayWhy(d, ops)
+				return d, ops, nil
+			}
 		}
 	}
-	return p.consult(ctx, c, ops, true)
+	d, err = p.ask(ctx, c.form)
+	return d, ops, err
+}
+
+// call is one valid request on its way through the pipeline.
+type call struct {
+	req   *decision.Request
+	start time.Time
+	// memory says the state store could be used when first opened for
+	// the request; storeFailed that it could not, so it is not tried
+	// again and its problem is said once.
+	memory, storeFailed bool
+	// recorded says the store's part of the record step was done (or
+	// tried) before anyone was asked.
+	recorded bool
+	// notRemembered says why a decision to be remembered was not.
+	notRemembered string
+	// saved is when each remembered rule consulted (by opinion name) was
+	// saved.
+	saved map[string]time.Time
+	// form is the form a person is asked with.
+	form *form.Form
+	// release gives back the turn to ask a person, when held.
+	release func()
+	// sess is the request's binding for session memory, once computed.
+	sess           state.Session
+	sessOK, sessIn bool
+}
+
+// session is c's request's binding for session memory, computed once:
+// its arguments digested once per request. False without a session.
+func (c *call) session() (state.Session, bool) {
+	if !c.sessIn {
+		c.sess, c.sessOK = state.SessionOf(c.req)
+		c.sessIn = true
+	}
+	return c.sess, c.sessOK
+}
+
+// releaseTurn gives back the turn to ask a person, if held.
+func (c *call) releaseTurn() {
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+}
+
+// sayWhy names, with Verbose, the rules or memory entries whose opinion
+// made the decision d.
+func (p *Pipeline) sayWhy(d *decision.Decision, ops []policy.Opinion) {
+	if !p.c.Verbose {
+		return
+	}
+	_, winners := policy.Combine(ops)
+	names := make([]string, len(winners))
+	for i, w := range winners {
+		names[i] = w.Name
+	}
+	p.c.Warn(fmt.Sprintf("%s by %s: %s", d.Decision, d.Frontend, strings.Join(names, ", ")))
 }
 
 // consult decides c's request in one transaction of the store by the
@@ -59,22 +149,21 @@ func (p *Pipeline) beforeAsking(ctx context.Context, c *call, ops []policy.Opini
 // taken), by a canned answer or by taking the turn to ask a person. When
 // memory cannot be consulted (the store unsafe, corrupt or locked past the
 // wait) it says so and decides without it: a remembered deny may then go
-// unseen, so no automatic allow stands (withoutMemory).
+// unseen, so no automatic allow stands (withoutMemory). Without Memory it
+// decides by ops alone.
 func (p *Pipeline) consult(ctx context.Context, c *call, ops []policy.Opinion, prompted bool) (d *decision.Decision, all []policy.Opinion, err error) {
+	if p.c.Memory == nil {
+		d, err, _ = p.automatic(c, nil, ops, prompted)
+		return d, ops, err
+	}
 	if !c.storeFailed {
 		looked := false
-		serr := p.withStore(ctx, func(s *state.Store) error {
-			return s.Do(func(tx *state.Tx) error {
-				mem, err0 := p.memoryOpinions(tx, c)
-				if err0 != nil {
-					return err0
-				}
-				looked, c.memory = true, true
-				all = append(slices.Clip(ops), mem...)
-				var serr error
-				d, err, serr = p.automatic(c, tx, all, prompted)
-				return serr
-			})
+		serr := p.inStore(ctx, c, func(tx *state.Tx, mem []policy.Opinion) error {
+			looked, c.memory = true, true
+			all = append(slices.Clip(ops), mem...)
+			var serr error
+			d, err, serr = p.automatic(c, tx, all, prompted)
+			return serr
 		})
 		switch {
 		case serr == nil:
@@ -96,6 +185,20 @@ func (p *Pipeline) consult(ctx context.Context, c *call, ops []policy.Opinion, p
 	all = withoutMemory(ops)
 	d, err, _ = p.automatic(c, nil, all, prompted)
 	return d, all, err
+}
+
+// inStore runs fn in one transaction of the store, with the opinions of
+// what it remembers of c's request (memoryOpinions).
+func (p *Pipeline) inStore(ctx context.Context, c *call, fn func(*state.Tx, []policy.Opinion) error) error {
+	return p.withStore(ctx, func(s *state.Store) error {
+		return s.Do(func(tx *state.Tx) error {
+			mem, err := p.memoryOpinions(tx, c)
+			if err != nil {
+				return err
+			}
+			return fn(tx, mem)
+		})
+	})
 }
 
 // withoutMemory is ops as they stand when memory cannot be consulted: a
@@ -165,58 +268,6 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion, prompt
 	return nil, nil, nil
 }
 
-// sayMemoryOverCanned says, in one line, that memory decided c's request
-// although a canned answer would have answered it: which remembered
-// rules or approvals, and when they were saved.
-func (p *Pipeline) sayMemoryOverCanned(c *call, d *decision.Decision, ops []policy.Opinion) {
-	if p.c.Answers == nil {
-		return
-	}
-	if _, ok := p.c.Answers.Match(c.req); !ok {
-		return
-	}
-	_, winners := policy.Combine(ops)
-	var by []string
-	for _, w := range winners {
-		if w.Source != "memory" {
-			continue
-		}
-		name := form.Line(w.Name)
-		if at, ok := c.saved[w.Name]; ok {
-			name += " (saved " + at.UTC().Format(time.RFC3339) + ")"
-		}
-		by = append(by, name)
-	}
-	if len(by) > 0 {
-		p.c.Warn(fmt.Sprintf("%s decided %s before the canned answer, which was not used (askperm rules list; --no-remember to answer only as told)",
-			strings.Join(by, ", "), d.Decision))
-	}
-}
-
-// rememberedIf returns the opinions of the remembered rules and session
-// approvals covering c's request, looked up again after waiting for the
-// turn (queued). The store is open only for the look-up, never while a person is
-// asked.
-func (p *Pipeline) rememberedIf(ctx context.Context, c *call, queued bool) []policy.Opinion {
-	if !queued || p.c.Memory == nil || c.storeFailed {
-		return nil
-	}
-	var ops []policy.Opinion
-	err := p.withStore(ctx, func(s *state.Store) error {
-		return s.Do(func(tx *state.Tx) error {
-			var err error
-			ops, err = p.memoryOpinions(tx, c)
-			return err
-		})
-	})
-	if err != nil {
-		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", err))
-		c.memory, c.storeFailed = false, true
-		return nil
-	}
-	return ops
-}
-
 // memoryOpinions are the opinions of what tx remembers of c's request:
 // covering rules, and an approval for the session, which counts as used
 // unless tx is read-only.
@@ -255,6 +306,65 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 	return ops, err
 }
 
+// takePrompt takes a prompt of the rate limit for c's request, which may
+// then reach a canned answer or a person, and returns nil; or the deny
+// when none is left, or when ctx ended while its file's lock was waited
+// for. A rate limit that cannot be consulted is said and lifted: a person
+// or a canned answer still decides.
+func (p *Pipeline) takePrompt(ctx context.Context, c *call) *decision.Decision {
+	ok, err := state.TakePrompt(ctx, p.c.Memory.Dir, c.req.SessionID, p.c.Now(), p.c.Memory.Prompts)
+	switch {
+	case ctx.Err() != nil:
+		return ended(ctx, c.req, decision.FrontendNone)
+	case err != nil:
+		p.c.Warn(fmt.Sprintf("state: %v; no prompt rate limit", err))
+	case !ok:
+		p.c.Warn("too many prompts in the last minute; denied without asking")
+		return denied(c.req, decision.CauseRateLimit, decision.FrontendNone)
+	}
+	return nil
+}
+
+// waitTurn waits, unless c holds the turn already, until no other helper
+// of the user is asking a person, saying so on the diagnostics; queued
+// then says that the store must be consulted again. It fails only when
+// ctx ends first. Without a usable store there is no queue.
+func (p *Pipeline) waitTurn(ctx context.Context, c *call) (queued bool, err error) {
+	if !c.memory || c.release != nil {
+		return false, nil
+	}
+	release, err := state.WaitTurn(ctx, p.c.Memory.Dir, func() {
+		p.c.Warn("waiting for another prompt to be answered")
+	})
+	switch {
+	case err != nil && ctx.Err() == nil:
+		p.c.Warn(fmt.Sprintf("prompt queue: %v; asking without waiting", err))
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	c.release = release
+	return true, nil
+}
+
+// lookAgain returns the opinions of the remembered rules and session
+// approvals covering c's request, looked up again after waiting for the
+// turn (which only a request with a usable store waits for). The store is
+// open only for the look-up, never while a person is asked.
+func (p *Pipeline) lookAgain(ctx context.Context, c *call) []policy.Opinion {
+	var ops []policy.Opinion
+	err := p.inStore(ctx, c, func(_ *state.Tx, mem []policy.Opinion) error {
+		ops = mem
+		return nil
+	})
+	if err != nil {
+		p.c.Warn(fmt.Sprintf("state store: %v; deciding without memory", err))
+		c.memory, c.storeFailed = false, true
+		return nil
+	}
+	return ops
+}
+
 // record remembers what a person chose to be remembered, an always-rule
 // or an approval for the session, and counts the decision for the denial
 // breaker, which marks the decision that trips it with stop: in one open
@@ -284,20 +394,6 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 	if err := state.AppendAudit(ctx, p.c.Memory.Dir, e); err != nil {
 		p.c.Warn(fmt.Sprintf("audit log: %v", err))
 	}
-}
-
-// notRemembered says that recording decision d of c's request failed
-// (why), and, when d was to be remembered (for the session or always),
-// notes it for the audit log: the decision itself still says so.
-func (p *Pipeline) notRemembered(c *call, d *decision.Decision, why error) {
-	if d.Cause != decision.CauseUser || d.Persist == decision.PersistOnce {
-		if c.memory {
-			p.c.Warn(fmt.Sprintf("%v; the decision is not counted", why))
-		}
-		return
-	}
-	c.notRemembered = why.Error()
-	p.c.Warn(fmt.Sprintf("%v; the decision (%s %s) is not remembered", why, d.Decision, d.Persist))
 }
 
 // remembers says whether decision d of c's request is recorded in the
@@ -342,25 +438,49 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 	return err
 }
 
-// takePrompt takes a prompt of the rate limit for c's request, which may
-// then reach a canned answer or a person, and returns nil; or the deny
-// when none is left, or when ctx ended while its file's lock was waited
-// for. A rate limit that cannot be consulted is said and lifted: a person
-// or a canned answer still decides.
-func (p *Pipeline) takePrompt(ctx context.Context, c *call) *decision.Decision {
-	ok, err := state.TakePrompt(ctx, p.c.Memory.Dir, c.req.SessionID, p.c.Now(), p.c.Memory.Prompts)
-	switch {
-	case ctx.Err() != nil:
-		return ended(ctx, c.req, decision.FrontendNone)
-	case err != nil:
-		p.c.Warn(fmt.Sprintf("state: %v; no prompt rate limit", err))
-	case !ok:
-		p.c.Warn("too many prompts in the last minute; denied without asking")
-		return denied(c.req, decision.CauseRateLimit, decision.FrontendNone)
+// notRemembered says that recording decision d of c's request failed
+// (why), and, when d was to be remembered (for the session or always),
+// notes it for the audit log: the decision itself still says so.
+func (p *Pipeline) notRemembered(c *call, d *decision.Decision, why error) {
+	if d.Cause != decision.CauseUser || d.Persist == decision.PersistOnce {
+		if c.memory {
+			p.c.Warn(fmt.Sprintf("%v; the decision is not counted", why))
+		}
+		return
 	}
-	return nil
+	c.notRemembered = why.Error()
+	p.c.Warn(fmt.Sprintf("%v; the decision (%s %s) is not remembered", why, d.Decision, d.Persist))
 }
 
+// sayMemoryOverCanned says, in one line, that memory decided c's request
+// although a canned answer would have answered it: which remembered
+// rules or approvals, and when they were saved.
+func (p *Pipeline) sayMemoryOverCanned(c *call, d *decision.Decision, ops []policy.Opinion) {
+	if p.c.Answers == nil {
+		return
+	}
+	if _, ok := p.c.Answers.Match(c.req); !ok {
+		return
+	}
+	_, winners := policy.Combine(ops)
+	var by []string
+	for _, w := range winners {
+		if w.Source != "memory" {
+			continue
+		}
+		name := form.Line(w.Name)
+		if at, ok := c.saved[w.Name]; ok {
+			name += " (saved " + at.UTC().Format(time.RFC3339) + ")"
+		}
+		by = append(by, name)
+	}
+	if len(by) > 0 {
+		p.c.Warn(fmt.Sprintf("%s decided %s before the canned answer, which was not used (askperm rules list; --no-remember to answer only as told)",
+			strings.Join(by, ", "), d.Decision))
+	}
+}
+
+// withStore runs fn on the state store, open for fn alone.
 func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) error {
 	s, err := state.Open(ctx, p.c.Memory.Dir)
 	if err != nil {
@@ -368,26 +488,4 @@ func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) e
 	}
 	defer s.Close()
 	return fn(s)
-}
-
-// waitTurn waits, unless c holds the turn already, until no other helper
-// of the user is asking a person, saying so on the diagnostics; queued
-// then says that the store must be consulted again. It fails only when
-// ctx ends first. Without a usable store there is no queue.
-func (p *Pipeline) waitTurn(ctx context.Context, c *call) (queued bool, err error) {
-	if !c.memory || c.release != nil {
-		return false, nil
-	}
-	release, err := state.WaitTurn(ctx, p.c.Memory.Dir, func() {
-		p.c.Warn("waiting for another prompt to be answered")
-	})
-	switch {
-	case err != nil && ctx.Err() == nil:
-		p.c.Warn(fmt.Sprintf("prompt queue: %v; asking without waiting", err))
-		return false, nil
-	case err != nil:
-		return false, err
-	}
-	c.release = release
-	return true, nil
 }

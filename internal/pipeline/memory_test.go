@@ -149,7 +149,7 @@ func TestHeldFilesBoundedByTheDeadline(t *testing.T) {
 			var w warnings
 			p := pipe(Config{Memory: &Memory{Dir: dir, Prompts: state.DefaultRate}, Answers: allow, Timeout: 600 * time.Millisecond, Warn: w.warn})
 			done := make(chan Outcome, 1)
-			go func() { done <- p.Decide(context.Background(), []byte(writeReq)) }()
+			go func() { done <- p.Run(context.Background(), strings.NewReader(writeReq)) }()
 			select {
 			case out := <-done:
 				if out.Decision == nil {
@@ -165,7 +165,7 @@ func TestHeldFilesBoundedByTheDeadline(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(100*time.Millisecond, cancel)
 			p = pipe(Config{Memory: &Memory{Dir: dir, Prompts: state.DefaultRate}, Answers: allow, Timeout: time.Hour})
-			go func() { done <- p.Decide(ctx, []byte(writeReq)) }()
+			go func() { done <- p.Run(ctx, strings.NewReader(writeReq)) }()
 			select {
 			case out := <-done:
 				if d := out.Decision; d == nil || d.Decision != decision.Deny || d.Cause != decision.CauseCancelled {

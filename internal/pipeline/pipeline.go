@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/askperm/askperm/decision"
@@ -23,7 +22,6 @@ import (
 	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/realpath"
-	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -142,15 +140,22 @@ func (p *Pipeline) Run(ctx context.Context, r io.Reader) Outcome {
 	return p.decide(ctx, start, raw)
 }
 
-// Decide decides a request already read.
-func (p *Pipeline) Decide(ctx context.Context, raw []byte) Outcome {
+// DecideRequest decides a request an adapter built from a tool call (a
+// hook payload, a gate's or a permission tool's call). It is encoded once,
+// as a caller would send it, so that it is judged, sized and digested
+// (request_sha256, RFC 8785) exactly as those bytes would be by Run.
+func (p *Pipeline) DecideRequest(ctx context.Context, req *decision.Request) Outcome {
 	start := time.Now()
 	ctx, cancel := p.deadline(ctx, start)
 	defer cancel()
-	if int64(len(raw)) > p.c.MaxRequest {
+	raw, sent, err := decision.EncodeRequest(req)
+	switch {
+	case err != nil:
+		return Outcome{Err: invalid{fmt.Errorf("the tool call cannot be asked about: %w", err)}}
+	case int64(len(raw)) > p.c.MaxRequest:
 		return Outcome{Err: invalid{tooLarge(p.c.MaxRequest)}}
 	}
-	return p.decide(ctx, start, raw)
+	return p.decideParsed(ctx, start, sent)
 }
 
 // deadline is askperm's deadline for a request started at start.
@@ -165,6 +170,11 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 	if err != nil {
 		return Outcome{Err: invalid{err}}
 	}
+	return p.decideParsed(ctx, start, req)
+}
+
+// decideParsed is decide of a request parsed.
+func (p *Pipeline) decideParsed(ctx context.Context, start time.Time, req *decision.Request) Outcome {
 	realpath.Resolve(req) // once: every rule and scope judges both forms
 	// The caller's own deadline, in seconds from the start, less a second
 	// so that the answer arrives before it. Converting a float beyond a
@@ -226,49 +236,6 @@ func split(ctx context.Context, start time.Time) (asking, rec context.Context, c
 	}
 }
 
-// call is one valid request on its way through the pipeline.
-type call struct {
-	req   *decision.Request
-	start time.Time
-	// memory says the state store could be used when first opened for
-	// the request; storeFailed that it could not, so it is not tried
-	// again and its problem is said once.
-	memory, storeFailed bool
-	// recorded says the store's part of the record step was done (or
-	// tried) before anyone was asked.
-	recorded bool
-	// notRemembered says why a decision to be remembered was not.
-	notRemembered string
-	// saved is when each remembered rule consulted (by opinion name) was
-	// saved.
-	saved map[string]time.Time
-	// form is the form a person is asked with.
-	form *form.Form
-	// release gives back the turn to ask a person, when held.
-	release func()
-	// sess is the request's binding for session memory, once computed.
-	sess           state.Session
-	sessOK, sessIn bool
-}
-
-// session is c's request's binding for session memory, computed once:
-// its arguments digested once per request. False without a session.
-func (c *call) session() (state.Session, bool) {
-	if !c.sessIn {
-		c.sess, c.sessOK = state.SessionOf(c.req)
-		c.sessIn = true
-	}
-	return c.sess, c.sessOK
-}
-
-// releaseTurn gives back the turn to ask a person, if held.
-func (c *call) releaseTurn() {
-	if c.release != nil {
-		c.release()
-		c.release = nil
-	}
-}
-
 // safely is answer with a panic turned into a deny with cause error.
 func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, ops []policy.Opinion, err error) {
 	req := c.req
@@ -278,50 +245,6 @@ func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, o
 		}
 	}()
 	return p.answer(ctx, c)
-}
-
-// answer asks, in order, the policy, the canned answers and the frontend
-// chain, and returns the decision with the policy's opinions. A nil
-// decision comes with ErrNoMatch or ErrBadAnswer; a decision with an
-// error is an internal failure.
-func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []policy.Opinion, error) {
-	req := c.req
-	if ctx.Err() != nil {
-		return ended(ctx, req, decision.FrontendNone), nil, nil
-	}
-	d, ops, err := p.beforeAsking(ctx, c, opinions(p.c.Policy, req))
-	if d != nil || err != nil {
-		return d, ops, err
-	}
-	queued, err := p.waitTurn(ctx, c)
-	if err != nil {
-		return ended(ctx, req, decision.FrontendNone), ops, nil
-	}
-	// While this helper waited, a twin may have been allowed for the
-	// session, or a rule remembered.
-	if more := p.rememberedIf(ctx, c, queued); len(more) > 0 {
-		ops = append(ops, more...)
-		if d := decide(req, ops); d != nil {
-			p.sayWhy(d, ops)
-			return d, ops, nil
-		}
-	}
-	d, err = p.ask(ctx, c.form)
-	return d, ops, err
-}
-
-// sayWhy names, with Verbose, the rules or memory entries whose opinion
-// made the decision d.
-func (p *Pipeline) sayWhy(d *decision.Decision, ops []policy.Opinion) {
-	if !p.c.Verbose {
-		return
-	}
-	_, winners := policy.Combine(ops)
-	names := make([]string, len(winners))
-	for i, w := range winners {
-		names[i] = w.Name
-	}
-	p.c.Warn(fmt.Sprintf("%s by %s: %s", d.Decision, d.Frontend, strings.Join(names, ", ")))
 }
 
 // ask asks the frontend chain and turns each way it can end into a

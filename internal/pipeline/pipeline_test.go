@@ -65,11 +65,15 @@ func pipe(c Config, chain ...prompt.Frontend) *Pipeline {
 	return p
 }
 
-// decideRaw decides the request raw and fails the test on an outcome
-// without a decision.
+// decideRaw decides the request raw, already read (as an adapter hands
+// one over), and fails the test on an outcome without a decision.
 func decideRaw(t *testing.T, ctx context.Context, p *Pipeline, raw string) (decision.Decision, error) {
 	t.Helper()
-	out := p.Decide(ctx, []byte(raw))
+	req, err := decision.Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := p.DecideRequest(ctx, req)
 	if out.Decision == nil {
 		t.Fatalf("%s: no decision: %v", raw, out.Err)
 	}
@@ -174,11 +178,11 @@ func TestDecideCannedAnswers(t *testing.T) {
 	if d, err := decideRaw(t, context.Background(), pipe(Config{Answers: file}, tui), req); err != nil || d.Frontend != "tui" || asked != 1 {
 		t.Errorf("unmatched request was not asked: %+v, %v", d, err)
 	}
-	if out := pipe(Config{Answers: file, Strict: true}, tui).Decide(context.Background(), []byte(req)); out.Decision != nil || !errors.Is(out.Err, ErrNoMatch) {
+	if out := pipe(Config{Answers: file, Strict: true}, tui).Run(context.Background(), strings.NewReader(req)); out.Decision != nil || !errors.Is(out.Err, ErrNoMatch) {
 		t.Errorf("strict: got %+v", out)
 	}
 	single, _ := answers.Single("allow-session", "")
-	if out := pipe(Config{Answers: single}, tui).Decide(context.Background(), []byte(req)); out.Decision != nil || !errors.Is(out.Err, ErrBadAnswer) || asked != 1 {
+	if out := pipe(Config{Answers: single}, tui).Run(context.Background(), strings.NewReader(req)); out.Decision != nil || !errors.Is(out.Err, ErrBadAnswer) || asked != 1 {
 		t.Errorf("a choice not offered: got %+v, asked %d", out, asked)
 	}
 	var warned []string
@@ -193,7 +197,7 @@ func TestInvalidRequestsWriteNothing(t *testing.T) {
 	recorded := 0
 	p := pipe(Config{MaxRequest: 64, Record: func(Record) { recorded++ }}, fake{name: "tui", answer: form.Answer{Choice: form.AllowOnce}})
 	for _, raw := range []string{``, `{}`, `{"action":1}`, `{"action":"x"}` + strings.Repeat(" ", 64)} {
-		if out := p.Decide(context.Background(), []byte(raw)); out.Decision != nil || out.Request != nil || !errors.Is(out.Err, ErrInvalidRequest) {
+		if out := p.Run(context.Background(), strings.NewReader(raw)); out.Decision != nil || out.Request != nil || !errors.Is(out.Err, ErrInvalidRequest) {
 			t.Errorf("%q: got %+v", raw, out)
 		}
 	}
@@ -279,7 +283,7 @@ func TestRecordStep(t *testing.T) {
 	} {
 		records = nil
 		tc.c.Record = record
-		out := pipe(tc.c, tc.chain...).Decide(context.Background(), []byte(`{"action":"x","id":"7"}`))
+		out := pipe(tc.c, tc.chain...).Run(context.Background(), strings.NewReader(`{"action":"x","id":"7"}`))
 		if len(records) != tc.want {
 			t.Fatalf("%s: %d records", tc.name, len(records))
 		}
@@ -287,7 +291,7 @@ func TestRecordStep(t *testing.T) {
 			t.Errorf("%s: recorded %+v for %+v", tc.name, records[0], out)
 		}
 	}
-	pipe(Config{Record: record, Policy: []Source{source(ruleDeny, abstain)}}).Decide(context.Background(), []byte(`{"action":"x"}`))
+	pipe(Config{Record: record, Policy: []Source{source(ruleDeny, abstain)}}).Run(context.Background(), strings.NewReader(`{"action":"x"}`))
 	if got := records[len(records)-1].Opinions; !reflect.DeepEqual(got, []policy.Opinion{ruleDeny}) {
 		t.Errorf("opinions recorded: %+v", got)
 	}
