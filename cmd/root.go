@@ -88,23 +88,6 @@ func warn(w io.Writer, msg string) {
 	}
 }
 
-// Root is askperm's command tree, for documentation made from it (the
-// man pages): its commands are never run.
-func Root() *cobra.Command {
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		panic(err)
-	}
-	return newRoot(streams{in: null, decision: null, errOut: io.Discard, getenv: func(string) string { return "" }})
-}
-
-// newRoot is the whole command tree.
-func newRoot(s streams) *cobra.Command {
-	root := newRootCommand(s)
-	addCommands(s, root)
-	return root
-}
-
 // alone reports whether args run the root command itself, deciding a
 // request, so that no other command need be built: each argument is one
 // of the root's flags in its long form, or the value of the one before,

@@ -23,7 +23,7 @@ func bashReq(line string) string {
 // remembering an allow of `git status` and a deny of rm -rf.
 func perCommandSources(t *testing.T) Config {
 	t.Helper()
-	p, err := policy.Parse("rules.toml", []byte("[[rule]]\nname = \"go-test\"\ntool = \"Bash\"\ndimensions = { command = \"go test *\" }\n"))
+	p, err := rulesText(t, "[[rule]]\nname = \"go-test\"\ntool = \"Bash\"\ndimensions = { command = \"go test *\" }\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func perCommandSources(t *testing.T) Config {
 		{Decision: decision.Allow, Tool: "Bash", Action: "exec", Dimensions: []state.Dimension{{Name: "command", Match: "git status", Kind: decision.KindGlob}}},
 		{Decision: decision.Deny, Tool: "Bash", Action: "exec", Dimensions: []state.Dimension{{Name: "command", Match: "rm -rf", Kind: decision.KindWords}}},
 	} {
-		if _, err := s.Remember(r); err != nil {
+		if err := s.Do(func(tx *state.Tx) error { _, err := tx.Remember(r); return err }); err != nil {
 			t.Fatal(err)
 		}
 	}

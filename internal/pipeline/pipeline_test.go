@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -63,6 +64,16 @@ func pipe(c Config, chain ...prompt.Frontend) *Pipeline {
 	p := New(c)
 	p.chain = chain
 	return p
+}
+
+// rulesText is the policy of a rules file holding text.
+func rulesText(t *testing.T, text string) (*policy.Policy, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rules.toml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return policy.Load("", []string{path})
 }
 
 // decideRaw decides the request raw, already read (as an adapter hands
@@ -506,7 +517,7 @@ func TestPromptRateLimit(t *testing.T) {
 // allow-session, but its prompts are rate-limited, recorded and queued
 // all the same.
 func TestAskEachTimeStillLimited(t *testing.T) {
-	pol, err := policy.Parse("rules.toml", []byte("[[annotations]]\ntool = \"t\"\nmode = \"prompt\"\n"))
+	pol, err := rulesText(t, "[[annotations]]\ntool = \"t\"\nmode = \"prompt\"\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -476,11 +476,9 @@ func (c *compiler) predicate(pt predicateTOML) (predicate, error) {
 	return p, fmt.Errorf("two operations (%s): give one", strings.Join(ops, ", "))
 }
 
-// holds reports whether the predicate holds for args. A path that does
-// not resolve fails every operation but exists = false.
-func (p predicate) holds(args any) bool { return p.holdsFor(p.path.p.Select(args)) }
-
-// holdsFor is holds for what the path selected.
+// holdsFor reports whether the predicate holds for what its path
+// selected. A path that does not resolve fails every operation but
+// exists = false.
 func (p predicate) holdsFor(found []any) bool {
 	if p.op == "exists" {
 		return (len(found) > 0) == p.exists

@@ -52,11 +52,6 @@ func Load(user string, named []string) (*Policy, error) {
 	return p, nil
 }
 
-// Parse compiles one rules file's text; name names it in messages.
-func Parse(name string, b []byte) (*Policy, error) {
-	return parseFile(newCompiler(), name, b)
-}
-
 func (p *Policy) add(f *Policy) error {
 	p.rules = append(p.rules, f.rules...)
 	if f.verbs != nil {

@@ -57,12 +57,12 @@ func TestExampleFileHolds(t *testing.T) {
 // combination decides an example otherwise, is refused, naming the rule,
 // the example and what decided it.
 func TestExamplesCheckedAgainstTheFile(t *testing.T) {
-	const readSsh = "[[rule.not_match]]\ntool = \"read_file\"\naction = \"read\"\ndimensions = [{ name = \"path\", value = \"/home/a/.ssh/id\" }]\n"
+	const readSSH = "[[rule.not_match]]\ntool = \"read_file\"\naction = \"read\"\ndimensions = [{ name = \"path\", value = \"/home/a/.ssh/id\" }]\n"
 	const readSrc = "[[rule.match]]\ntool = \"read_file\"\naction = \"read\"\ndimensions = [{ name = \"path\", value = \"/home/a/p/main.go\" }]\n"
 	const project = "[[rule]]\nname = \"project\"\ntool = \"read_*\"\ndimensions = { path = \"/home/a/p/**\" }\n"
 	for _, tc := range []struct{ text, want string }{
-		{project + readSsh + "[verbs]\n", `rule "project": not_match 1: the file allows it all the same (by verbs.auto)`},
-		{project + readSsh + "[[annotations]]\ntool = \"*\"\nmode = \"approve\"\n", `rule "project": not_match 1: the file allows it all the same (by annotations.approve)`},
+		{project + readSSH + "[verbs]\n", `rule "project": not_match 1: the file allows it all the same (by verbs.auto)`},
+		{project + readSSH + "[[annotations]]\ntool = \"*\"\nmode = \"approve\"\n", `rule "project": not_match 1: the file allows it all the same (by annotations.approve)`},
 		{project + readSrc + "[[annotations]]\ntool = \"*\"\nmode = \"writes\"\n", `rule "project": match 1: the file decides prompt (by annotations.writes), not the rule's allow`},
 		{project + readSrc + "[[rule]]\nname = \"no-go\"\ndecision = \"deny\"\ndimensions = { path = \"**/*.go\" }\n", `rule "project": match 1: the file decides deny (by no-go), not the rule's allow`},
 	} {

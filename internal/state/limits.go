@@ -62,18 +62,6 @@ func (c *breakerCounts) count(denied bool, t Thresholds) bool {
 	return denied && (t.Consecutive > 0 && c.Consecutive >= t.Consecutive || t.Within > 0 && denials >= t.Within)
 }
 
-// CountDecision counts a decision of session (by a person or a canned
-// answer, or a deny by timeout or cancellation) and reports whether it
-// trips the breaker, by the session's counts or the user's; then both
-// start again. Requests without a session count for the user only.
-func (s *Store) CountDecision(session string, denied bool, b Breaker) (tripped bool, err error) {
-	err = s.Do(func(tx *Tx) (err error) {
-		tripped, err = tx.CountDecision(session, denied, b)
-		return err
-	})
-	return tripped && err == nil, err
-}
-
 // CountDecision is Store.CountDecision in tx.
 func (tx *Tx) CountDecision(session string, denied bool, b Breaker) (tripped bool, err error) {
 	defer guard(&err)

@@ -268,15 +268,6 @@ func (r Rule) commandsDenied(req *decision.Request, lines *readings) []match.Par
 // Expired reports whether r's lifetime ended by now.
 func (r Rule) Expired(now time.Time) bool { return r.Expires != 0 && now.Unix() >= r.Expires }
 
-// Remember stores r under a new ID and returns it.
-func (s *Store) Remember(r Rule) (Rule, error) {
-	err := s.Do(func(tx *Tx) (err error) {
-		r, err = tx.Remember(r)
-		return err
-	})
-	return r, err
-}
-
 // Remember is Store.Remember in tx.
 func (tx *Tx) Remember(r Rule) (_ Rule, err error) {
 	defer guard(&err)
@@ -303,16 +294,6 @@ type Match struct {
 	Rule
 	Maybe    bool
 	Commands []match.Part
-}
-
-// Covering returns the rules that decide req at now, and prunes expired
-// ones.
-func (s *Store) Covering(req *decision.Request, now time.Time) (rules []Match, err error) {
-	err = s.Do(func(tx *Tx) (err error) {
-		rules, err = tx.Covering(req, now)
-		return err
-	})
-	return rules, err
 }
 
 // Covering returns the rules that decide req at now; in a read-write

@@ -56,15 +56,6 @@ func SessionOf(req *decision.Request) (Session, bool) {
 	return Session{approval: a, req: req, key: []byte(a.SessionID + "\x00" + a.Shown)}, true
 }
 
-// ApproveSession remembers req's exact call for its session.
-func (s *Store) ApproveSession(req *decision.Request, now time.Time) error {
-	sess, ok := SessionOf(req)
-	if !ok {
-		return errNoSession
-	}
-	return s.Do(func(tx *Tx) error { return tx.ApproveSession(sess, now) })
-}
-
 var errNoSession = errors.New("a request without session_id cannot be approved for its session")
 
 // ApproveSession remembers the call bound by sess for its session.
@@ -79,37 +70,6 @@ func (tx *Tx) ApproveSession(sess Session, now time.Time) (err error) {
 		return err
 	}
 	return tx.put(tx.bucket(sessionsBucket), sess.key, v)
-}
-
-// SessionApproved reports whether req's exact call was approved for its
-// session and used within idle of now; it then counts as used now. An
-// approval idle for longer is removed.
-func (s *Store) SessionApproved(req *decision.Request, now time.Time, idle time.Duration) (bool, error) {
-	sess, ok := SessionOf(req)
-	if !ok {
-		return false, nil
-	}
-	approved := false
-	err := s.Do(func(tx *Tx) (err error) {
-		approved, err = tx.SessionApproved(sess, now, idle)
-		return err
-	})
-	return approved && err == nil, err
-}
-
-// PeekSession is SessionApproved without using the approval: it writes
-// nothing (askperm check).
-func (s *Store) PeekSession(req *decision.Request, now time.Time, idle time.Duration) (bool, error) {
-	sess, ok := SessionOf(req)
-	if !ok {
-		return false, nil
-	}
-	found := false
-	err := s.View(func(tx *Tx) (err error) {
-		found, err = tx.SessionApproved(sess, now, idle)
-		return err
-	})
-	return found, err
 }
 
 // SessionApproved reports whether the call bound by sess was approved for

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // DBName is the database's file name in the state directory.
@@ -67,7 +68,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	err := retry(ctx, path, wait, nil, func() (bool, error) {
 		var err error
 		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Nanosecond})
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return false, nil
 		}
 		return true, err
