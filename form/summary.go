@@ -368,13 +368,6 @@ func parens(prefix, s string) string {
 	return "(" + prefix + " " + Line(s) + ")"
 }
 
-func dash(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "— " + Line(s)
-}
-
 func joinNonEmpty(parts ...string) string {
 	var out []string
 	for _, p := range parts {

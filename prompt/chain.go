@@ -41,8 +41,8 @@ func (o Options) Env(key string) string {
 // DefaultArmDelay is the arming delay unless configured.
 const DefaultArmDelay = 500 * time.Millisecond
 
-// NoArmDelay, as Options.ArmDelay, lets an answer count as soon as the
-// prompt is up.
+// NoArmDelay is the Options.ArmDelay that lets an answer count as soon as
+// the prompt is up.
 const NoArmDelay time.Duration = -1
 
 // Arming is the arming delay the frontends apply: ArmDelay, its default

@@ -32,7 +32,8 @@ func TestMatcher(t *testing.T) {
 			want bool
 		}{{shell, tc.shell}, {anyTool, tc.anyTool}, {everything, tc.everything}} {
 			// Twice: the second answer comes from the cache.
-			if m.m.Match(cache) != m.want || m.m.Match(cache) != m.want {
+			first, cached := m.m.Match(cache), m.m.Match(cache)
+			if first != m.want || cached != m.want {
 				t.Errorf("%+v: want %v", tc.req, m.want)
 			}
 		}

@@ -329,8 +329,9 @@ var (
 // ones.
 func regexClass(data []byte, add func(lo, hi rune)) error {
 	s := strings.TrimSpace(string(data))
-	body, ok := strings.CutPrefix(s, "export default /")
-	if body, ok = strings.CutSuffix(body, "/;"); !ok {
+	body, exported := strings.CutPrefix(s, "export default /")
+	body, closed := strings.CutSuffix(body, "/;")
+	if !exported || !closed {
 		return fmt.Errorf("not a default-exported regular expression")
 	}
 	for _, alt := range strings.Split(body, "|") {
