@@ -330,22 +330,12 @@ func TestConfigFile(t *testing.T) {
 func TestNoTerminalQueryAtStart(t *testing.T) {
 	s := preparePTY(t, readFile(t, "requests/minimal.json"), baseEnv("TERM=xterm-256color", "COLORTERM=truecolor"), "--answer", "allow-once")
 	s.cmd.Stdout = s.pts
-	start := time.Now()
-	s.start()
-	r := s.wait()
-	took := time.Since(start)
-	if r.code != 0 {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
+	took, out := startedAlone(t, s)
 	// A query unanswered stalls for seconds; a start-up takes milliseconds.
 	if took > 2*time.Second {
 		t.Errorf("took %v: something waited for the terminal", took)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.HasSuffix(s.raw(), "\n") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	line, ok := strings.CutSuffix(s.raw(), "\r\n")
+	line, ok := strings.CutSuffix(out, "\r\n")
 	if !ok || strings.ContainsAny(line, "\x1b\r\n") {
 		t.Fatalf("the terminal received more than the decision: %q", s.raw())
 	}

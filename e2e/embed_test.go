@@ -60,6 +60,21 @@ func startsQuietly(t *testing.T, pkg string) {
 	s := preparePTY(t, nil, baseEnv("TERM=xterm-256color", "COLORTERM=truecolor"))
 	s.cmd.Path, s.cmd.Args = prog, []string{prog}
 	s.cmd.Stdout = s.pts
+	took, out := startedAlone(t, s)
+	// An unanswered query stalls for seconds; a start-up takes milliseconds.
+	if took > time.Second {
+		t.Errorf("took %v: something waited for the terminal", took)
+	}
+	if out != "started\r\n" {
+		t.Fatalf("the terminal received %q, want only the program's own line", out)
+	}
+}
+
+// startedAlone runs s, whose stdout is its terminal, to its end, and
+// returns how long it took and what the terminal received by the end of
+// its first line: all a program that queries no terminal writes there.
+func startedAlone(t *testing.T, s *ptySession) (time.Duration, string) {
+	t.Helper()
 	start := time.Now()
 	s.start()
 	r := s.wait()
@@ -67,15 +82,9 @@ func startsQuietly(t *testing.T, pkg string) {
 	if r.code != 0 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	// An unanswered query stalls for seconds; a start-up takes milliseconds.
-	if took > time.Second {
-		t.Errorf("took %v: something waited for the terminal", took)
-	}
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.HasSuffix(s.raw(), "\n") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := s.raw(); got != "started\r\n" {
-		t.Fatalf("the terminal received %q, want only the program's own line", got)
-	}
+	return took, s.raw()
 }

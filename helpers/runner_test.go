@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,27 +13,13 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/testbin"
 )
 
 // askperm is the askperm binary, built once for the tests that run it.
 var askperm string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "helpers-test")
-	if err != nil {
-		panic(err)
-	}
-	askperm = filepath.Join(dir, "askperm")
-	build := exec.Command("go", "build", "-o", askperm, "..")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building askperm:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &askperm) }
 
 // script is a helper written as a shell script, with $ASKPERM the askperm
 // binary and $DIR a directory of the test's own.

@@ -3,9 +3,7 @@ package elicit
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,27 +14,13 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/helpers"
+	"github.com/askperm/askperm/internal/testbin"
 )
 
 // askperm is the askperm binary the bridge's helper runs, built once.
 var askperm string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "elicit-test")
-	if err != nil {
-		panic(err)
-	}
-	askperm = filepath.Join(dir, "askperm")
-	build := exec.Command("go", "build", "-o", askperm, "../..")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building askperm:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &askperm) }
 
 // helper is a permission helper written as a shell script, with $ASKPERM
 // the askperm binary.
