@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -55,6 +56,21 @@ func (o Options) Arming() time.Duration {
 		return 0
 	}
 	return o.ArmDelay
+}
+
+// DefaultTimeout bounds a question asked under a context without a
+// deadline: a person away from the terminal never holds the caller for
+// ever.
+const DefaultTimeout = 300 * time.Second
+
+// Bounded is ctx when it has a deadline, else ctx ending DefaultTimeout
+// from now. Each frontend asks under it, so a caller that sets no deadline
+// still gets a deny in the end.
+func Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, DefaultTimeout)
 }
 
 // DefaultOrder is the frontend chain when none is configured: the

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"context"
 	"testing"
 	"testing/quick"
 	"time"
@@ -32,5 +33,27 @@ func TestArmingProperty(t *testing.T) {
 	}
 	if err := quick.Check(f, nil); err != nil {
 		t.Error(err)
+	}
+}
+
+// A question asked without a deadline still ends: Bounded gives it
+// DefaultTimeout, and keeps a caller's own deadline, shorter or longer.
+func TestBoundedWithoutDeadline(t *testing.T) {
+	before := time.Now()
+	ctx, cancel := Bounded(context.Background())
+	defer cancel()
+	at, ok := ctx.Deadline()
+	if !ok || at.Before(before.Add(DefaultTimeout)) || at.After(time.Now().Add(DefaultTimeout)) {
+		t.Errorf("no deadline given: got %v, %v, want %v from now", at, ok, DefaultTimeout)
+	}
+	for _, d := range []time.Duration{time.Second, 2 * DefaultTimeout} {
+		own, cancel := context.WithTimeout(context.Background(), d)
+		want, _ := own.Deadline()
+		ctx, stop := Bounded(own)
+		if got, _ := ctx.Deadline(); !got.Equal(want) {
+			t.Errorf("a caller's deadline %v from now became %v", d, got)
+		}
+		stop()
+		cancel()
 	}
 }

@@ -268,6 +268,8 @@ func dialogExecutable(path string) error {
 func (d *dialog) Name() decision.Frontend { return d.name }
 
 func (d *dialog) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
+	ctx, cancel := prompt.Bounded(ctx)
+	defer cancel()
 	if d.err != nil {
 		return form.Answer{}, d.err
 	}
