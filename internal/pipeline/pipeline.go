@@ -7,7 +7,10 @@
 //
 // The commands askperm, gate and the hook adapters all decide through one
 // Pipeline; it knows nothing of flags, keeps no state between requests, and
-// may decide many requests at once.
+// may decide many requests at once. Run reads a request's bytes; an
+// adapter hands over the request it built (DecideRequest). answer, in
+// memory.go, tells the steps of one request in order, memory's and the
+// turn to ask among them.
 package pipeline
 
 import (
