@@ -64,8 +64,9 @@ func (o Options) Arming() time.Duration {
 const DefaultTimeout = 300 * time.Second
 
 // Bounded is ctx when it has a deadline, else ctx ending DefaultTimeout
-// from now. Each frontend asks under it, so a caller that sets no deadline
-// still gets a deny in the end.
+// from now. Ask asks under it, so a caller that sets no deadline still
+// gets a deny in the end; a program calling a frontend's Ask itself
+// bounds its context so.
 func Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	if _, ok := ctx.Deadline(); ok {
 		return ctx, func() {}

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"testing/quick"
 	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 )
 
 // A zero Options is armed: a program embedding a frontend that sets no
@@ -55,5 +58,26 @@ func TestBoundedWithoutDeadline(t *testing.T) {
 		}
 		stop()
 		cancel()
+	}
+}
+
+// deadlineSeen is a frontend that reports the deadline it was asked under.
+type deadlineSeen struct{ at *time.Time }
+
+func (deadlineSeen) Name() decision.Frontend { return decision.FrontendLine }
+
+func (d deadlineSeen) Ask(ctx context.Context, _ *form.Form) (form.Answer, error) {
+	*d.at, _ = ctx.Deadline()
+	return form.Answer{}, ErrCancelled
+}
+
+// The chain asks a caller's question that has no deadline under
+// DefaultTimeout: no frontend waits for ever.
+func TestAskWithoutDeadlineEnds(t *testing.T) {
+	var at time.Time
+	before := time.Now()
+	_, _, _ = Ask(context.Background(), []Frontend{deadlineSeen{&at}}, form.New(&decision.Request{Action: "x"}, form.Options{}))
+	if at.IsZero() || at.Before(before.Add(DefaultTimeout)) {
+		t.Errorf("the frontend was asked with deadline %v, want %v from now", at, DefaultTimeout)
 	}
 }

@@ -35,7 +35,9 @@ type Frontend interface {
 	// could not start (the chain then tries the next frontend), one wrapping
 	// ErrCancelled when the person dismissed it, and ctx's error when ctx
 	// ended. It restores whatever it changed (terminal modes, screens,
-	// child processes) before it returns, on every path.
+	// child processes) before it returns, on every path. It asks for as
+	// long as ctx lasts: Ask (the chain) bounds ctx, a direct caller
+	// should (Bounded).
 	Ask(ctx context.Context, f *form.Form) (form.Answer, error)
 }
 
@@ -48,9 +50,12 @@ var ErrUnavailable = errors.New("unavailable")
 var ErrCancelled = errors.New("cancelled")
 
 // Ask tries the chain in order and returns the first started frontend's
-// answer and name. When none can start it returns an error wrapping
+// answer and name, within ctx's deadline or, without one, DefaultTimeout
+// (Bounded). When none can start it returns an error wrapping
 // ErrUnavailable that names each frontend's reason.
 func Ask(ctx context.Context, chain []Frontend, f *form.Form) (form.Answer, decision.Frontend, error) {
+	ctx, cancel := Bounded(ctx)
+	defer cancel()
 	var reasons []error
 	for _, fe := range chain {
 		if err := ctx.Err(); err != nil {

@@ -268,8 +268,6 @@ func dialogExecutable(path string) error {
 func (d *dialog) Name() decision.Frontend { return d.name }
 
 func (d *dialog) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
-	ctx, cancel := prompt.Bounded(ctx)
-	defer cancel()
 	if d.err != nil {
 		return form.Answer{}, d.err
 	}

@@ -71,8 +71,6 @@ func (Frontend) Name() decision.Frontend { return decision.FrontendLine }
 
 // Ask walks the form in plain lines on the terminal.
 func (l Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
-	ctx, cancel := prompt.Bounded(ctx)
-	defer cancel()
 	term, err := tty.Open(l.o.TTY)
 	if err != nil {
 		return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)

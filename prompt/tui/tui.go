@@ -47,8 +47,6 @@ func (Frontend) Name() decision.Frontend { return decision.FrontendTUI }
 // ended it, the terminal is given back as it was and then told in one
 // line what was decided (prompt.ClosingLine).
 func (t Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
-	ctx, cancel := prompt.Bounded(ctx)
-	defer cancel()
 	if tt := t.o.Env("TERM"); tt == "" || tt == "dumb" {
 		return form.Answer{}, fmt.Errorf("TERM is empty or dumb, no full-screen UI: %w", prompt.ErrUnavailable)
 	}
