@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -286,11 +287,14 @@ func codexHook(command string) map[string]any {
 
 // codexMCPServer is config.toml's lines serving the filesystem server on
 // project as fs, behind the given command line (none: the server alone).
+// Its start-up may take Codex's default 10 s on a loaded machine (node
+// starting behind askperm gate): Codex would then offer the model no fs
+// tools at all, so the wait is longer.
 func codexMCPServer(t *testing.T, project string, front ...string) string {
 	argv := append(front, filesystemServer(t, project)...)
 	args, _ := json.Marshal(argv[1:])
 	command, _ := json.Marshal(argv[0])
-	return "[mcp_servers.fs]\ncommand = " + string(command) + "\nargs = " + string(args) + "\n"
+	return "[mcp_servers.fs]\ncommand = " + string(command) + "\nargs = " + string(args) + "\nstartup_timeout_sec = 60\n"
 }
 
 // runCodex runs codex exec in project against a mock model asking for
@@ -414,4 +418,38 @@ func TestClaudeCodeHookAllowAlways(t *testing.T) {
 		t.Errorf("audit log %+v, want the second call allowed by the rule", log)
 	}
 	noClaudeRule()
+}
+
+// TestClaudeCodeSavesAnyCallRule: a person who allows every call of an
+// MCP tool (the any scope on each of its dimensions) for this workdir has
+// Claude Code hold the same rule, naming the tool alone, in the project's
+// local settings, from askperm's updatedPermissions; the next session
+// then runs the tool with no hook answering at all.
+func TestClaudeCodeSavesAnyCallRule(t *testing.T) {
+	skipShort(t)
+	claudeBinary(t)
+	home, project, state := t.TempDir(), t.TempDir(), t.TempDir()
+	answers := filepath.Join(t.TempDir(), "answers.toml")
+	if err := os.WriteFile(answers, []byte("[[answer]]\ntool = \"write_file\"\nchoice = \"allow-always\"\nscopes = { path = \"*\", \"other arguments\" = \"*\" }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	always := hookCase{"allow every call", []string{"--answers", answers}, "allow", true, ""}
+	checkHookRun(t, always, project, state, "write_file", runClaude(t, fsMarkerCall(project), home, project, state,
+		claudeHooks("PermissionRequest", hookCommand("claude-code", always)), "--mcp-config", claudeMCPConfig(t, project)))
+	b, err := os.ReadFile(filepath.Join(project, ".claude", "settings.local.json"))
+	var local struct {
+		Permissions struct{ Allow []string }
+	}
+	if err != nil || json.Unmarshal(b, &local) != nil || !slices.Contains(local.Permissions.Allow, "mcp__fs__write_file") {
+		t.Fatalf("Claude Code saved no rule for the tool (%v):\n%s", err, b)
+	}
+	if err := os.Remove(filepath.Join(project, "marker")); err != nil {
+		t.Fatal(err)
+	}
+	// A hook that blocks everything: Claude Code's own rule lets the call
+	// through before any hook is asked.
+	results := runClaude(t, fsMarkerCall(project), home, project, state, claudeHooks("PermissionRequest", "exit 2"), "--mcp-config", claudeMCPConfig(t, project))
+	if _, err := os.Stat(filepath.Join(project, "marker")); err != nil {
+		t.Errorf("Claude Code's rule did not allow the call: %v; results %q", err, results)
+	}
 }

@@ -204,6 +204,9 @@ func (a Agent) Request(toolName string, toolInput json.RawMessage, workdir, sess
 			req.Dimensions = append(req.Dimensions, describe.Exact(req, f.name, f.label, value))
 		}
 	}
+	if server != a.server {
+		anyValue(req)
+	}
 	req.Arguments = toolInput // rules and the person see every argument
 	req.SessionID = sessionID
 	if toolName == "Bash" {
@@ -216,6 +219,25 @@ func (a Agent) Request(toolName string, toolInput json.RawMessage, workdir, sess
 	}
 	return req, nil
 }
+
+// anyValue offers, last, an any scope on each dimension of an MCP tool's
+// request: a person may allow or deny every call of such a tool, which
+// Claude Code can also hold as a rule naming the tool alone (claudeCopy).
+// The narrowest scope stays the default; built-in tools get none, since
+// Claude Code's rule for a whole built-in tool (Bash) covers far more than
+// anything askperm's scopes name.
+func anyValue(req *decision.Request) {
+	for i := range req.Dimensions {
+		d := &req.Dimensions[i]
+		if len(d.Scopes) == 0 || slices.ContainsFunc(d.Scopes, func(s decision.Scope) bool { return s.Match == anyMatch }) {
+			continue
+		}
+		d.Scopes = append(d.Scopes, decision.Scope{Label: "any value: every call of this tool", Match: anyMatch, Kind: decision.KindAny})
+	}
+}
+
+// anyMatch is the match of the any scope anyValue offers: only a label.
+const anyMatch = "*"
 
 // mcpTool splits Claude Code's name of an MCP tool, mcp__server__tool.
 func mcpTool(name string) (server, tool string, ok bool) {
