@@ -55,6 +55,7 @@ type xDisplay struct {
 // installed (the CI installs them: xvfb xdotool yad zenity).
 func needDialogs(t *testing.T, program string) {
 	t.Helper()
+	skipSlow(t)
 	for _, p := range []string{"Xvfb", "xdotool"} {
 		if _, err := exec.LookPath(p); err != nil {
 			t.Skipf("skipping: %s is not installed (Debian packages xvfb, xdotool, yad, zenity)", p)
@@ -69,6 +70,7 @@ func needDialogs(t *testing.T, program string) {
 // a server that dies at once (a display taken after all) is replaced.
 func startX(t *testing.T) *xDisplay {
 	t.Helper()
+	skipSlow(t)
 	var failures []string
 	for range 3 {
 		x, err := tryX(t)

@@ -180,10 +180,20 @@ func startPTY(t testing.TB, req []byte, env []string, args ...string) *ptySessio
 	return s
 }
 
+// skipSlow skips a test that drives a terminal or a display under
+// go test -short: the fast loop runs the rest, the full suite all.
+func skipSlow(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow: needs a pty/Xvfb; runs in the full suite")
+	}
+}
+
 // preparePTY is startPTY up to starting the process, so that a test can
 // change how it is started.
 func preparePTY(t testing.TB, req []byte, env []string, args ...string) *ptySession {
 	t.Helper()
+	skipSlow(t)
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Skip("no pty:", err)

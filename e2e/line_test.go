@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
@@ -214,15 +217,45 @@ func TestLineCancelled(t *testing.T) {
 	}
 }
 
-// TestLineCtrlZIgnored: Ctrl-Z does not suspend an open prompt.
+// TestLineCtrlZIgnored: Ctrl-Z does not suspend an open prompt. askperm
+// runs as a job of an interactive bash on the pty, in the terminal's
+// foreground process group, as when a person starts it from a shell: a
+// session leader's own group is orphaned, and there the kernel drops
+// Ctrl-Z whatever askperm does.
 func TestLineCtrlZIgnored(t *testing.T) {
-	s := startLine(t, "write-file.json")
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash: the job-control shell this test runs askperm from")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "req.json"), readFile(t, "requests/write-file.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := preparePTY(t, nil, baseEnv("TERM=dumb", "PS1=$ "), "--norc", "--noprofile", "--noediting", "-i")
+	s.cmd.Path, s.cmd.Args[0] = bash, bash
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = s.pts, s.pts, s.pts
+	s.start()
+	s.send(fmt.Sprintf("cd %q && %q --frontend line --timeout 20s <req.json >out.json 2>err.txt; echo exit''=$?.\r", dir, bin))
 	s.waitFor("Answer [")
 	time.Sleep(lineArmWait)
 	s.send("\x1a")
 	time.Sleep(100 * time.Millisecond)
 	s.send("n\r")
-	wantDeny(t, lineDecision(t, s, 0), "user", "line")
+	s.waitFor("exit=") // not in the echo of the command line
+	if !strings.Contains(s.text(), "exit=0.") {
+		t.Fatalf("askperm did not answer; transcript:\n%s", s.text())
+	}
+	out, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDeny(t, checkDecision(t, string(out)), "user", "line")
+	s.send("exit\r")
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("bash did not exit; transcript:\n%s", s.text())
+	}
 }
 
 // TestLineTypeahead: an allow typed before the question was ready, or

@@ -39,6 +39,7 @@ func startTmux(t *testing.T, cols, rows int, req []byte, frontend string) *tmuxP
 // pane cols × rows, as startTmux does.
 func startTmuxProgram(t *testing.T, cols, rows int, req []byte, program string) *tmuxPane {
 	t.Helper()
+	skipSlow(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("no tmux")
 	}

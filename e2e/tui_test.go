@@ -273,6 +273,7 @@ func TestTUICtrlZIgnored(t *testing.T) {
 // as cancelled, on the controlling terminal (which also sends SIGHUP) and
 // on a --tty that is not (which does not).
 func TestTUIHangup(t *testing.T) {
+	skipSlow(t)
 	t.Run("controlling terminal", func(t *testing.T) {
 		s := startTUI(t, "write-file.json")
 		s.waitFor("Your decision")
