@@ -90,61 +90,6 @@ func TestGoldenDecisions(t *testing.T) {
 	}
 }
 
-// TestUsageAndRequestErrorsWriteNothing covers the failures that come
-// before a valid request exists, and the mistakes of a script driving
-// askperm: a non-zero exit with stdout empty.
-func TestUsageAndRequestErrorsWriteNothing(t *testing.T) {
-	write := readFile(t, "requests/write-file.json")
-	unsafe := privateCopy(t, "answers/ci.toml")
-	if err := os.Chmod(unsafe, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	badGrant := filepath.Join(t.TempDir(), "bad.toml")
-	if err := os.WriteFile(badGrant, []byte("[[answer]]\nchoice = \"allow-always\"\ngrants = [\"net.connect\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	onlyShell := filepath.Join(t.TempDir(), "shell.toml")
-	if err := os.WriteFile(onlyShell, []byte("[[answer]]\nserver = \"shell\"\nchoice = \"allow-once\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name   string
-		req    []byte
-		args   []string
-		code   int
-		stderr string
-	}{
-		{"unknown flag", write, []string{"--bogus"}, 64, "unknown flag"},
-		{"bad timeout", write, []string{"--timeout", "soon"}, 64, "timeout"},
-		{"negative timeout", write, []string{"--timeout", "-5s"}, 64, "negative"},
-		{"bad max-request", write, []string{"--max-request", "1GB"}, 64, "max-request"},
-		{"unknown frontend", write, []string{"--frontend", "tui,kdialog"}, 64, `unknown frontend "kdialog"`},
-		{"unknown answer", write, []string{"--answer", "allow"}, 64, `unknown "allow"`},
-		{"message without answer", write, []string{"--message", "x"}, 64, "--message needs --answer"},
-		{"choice not offered", write, []string{"--answer", "allow-session"}, 64, `"allow-session" is not offered`},
-		{"always on a once-only request", readFile(t, "requests/read-only.json"), []string{"--answer", "allow-always"}, 64, "not offered"},
-		{"canned grant not requested", write, []string{"--answers", badGrant}, 64, `"net.connect" was not requested`},
-		{"unsafe answers file", write, []string{"--answers", unsafe}, 64, "group- or world-writable"},
-		{"missing answers file", write, []string{"--answers", "/nonexistent/a.toml"}, 64, "no such file"},
-		{"strict without a match", write, []string{"--answers", onlyShell, "--strict"}, 69, "no canned answer matches"},
-		{"invalid request", []byte(`{"action":"write","Tool":"x"}`), []string{"--answer", "allow-once"}, 65, `field "Tool"`},
-		{"empty request", nil, []string{"--answer", "allow-once"}, 65, "request"},
-		{"request too large", write, []string{"--answer", "allow-once", "--max-request", "100"}, 65, "larger than 100 bytes"},
-		{"trailing data", []byte(`{"action":"x"} {"action":"y"}`), []string{"--answer", "allow-once"}, 65, "trailing"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := runPipe(t, tc.req, baseEnv(), tc.args...)
-			if r.code != tc.code || r.stdout != "" || !strings.Contains(r.stderr, tc.stderr) {
-				t.Errorf("got exit %d, stdout %q, stderr %q; want exit %d, empty stdout, stderr containing %q",
-					r.code, r.stdout, r.stderr, tc.code, tc.stderr)
-			}
-			if !strings.HasPrefix(r.stderr, "askperm: ") || strings.Count(r.stderr, "\n") != 1 {
-				t.Errorf("stderr is not one askperm: line: %q", r.stderr)
-			}
-		})
-	}
-}
-
 func TestStdinTerminalIsAUsageError(t *testing.T) {
 	ptm, pts, err := pty.Open()
 	if err != nil {
