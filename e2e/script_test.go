@@ -32,6 +32,9 @@ import (
 //	                    docs/decision.schema.json, whose fields K are V
 //	                    (a string as is, anything else as JSON; K= for
 //	                    a field that is absent)
+//	chown-nobody FILE   gives FILE to uid and gid 65534 (as root)
+//
+// and the condition [root].
 //
 // Environment: no HOME and no state directory, so nothing is remembered
 // unless a script sets XDG_STATE_HOME; TESTDATA is the repository's
@@ -64,6 +67,18 @@ func TestScript(t *testing.T) {
 			"status":   scriptStatus,
 			"fails":    scriptFails,
 			"decision": scriptDecision,
+			"chown-nobody": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: chown-nobody FILE")
+				}
+				ts.Check(os.Chown(ts.MkAbs(args[0]), 65534, 65534))
+			},
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "root" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			return os.Geteuid() == 0, nil
 		},
 	})
 }
