@@ -79,12 +79,21 @@ func oracle(t *testing.T, shell string, lines []string) []bool {
 	return ran
 }
 
+// skipOracle skips an oracle test under go test -short: it runs thousands
+// of lines through real shells.
+func skipOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: runs real shells as the oracle; runs in the full suite")
+	}
+}
+
 // The shell as the oracle: whenever bash, dash or zsh (each for the lines
 // it reads) runs rm -rf from a generated line (wrappers real or stubbed,
 // -c strings, eval, here-strings, here-documents, ANSI-C quoting, braces,
 // zsh's =rm), a deny of rm -rf covers the line, or may (a computed
 // command). A shell not installed is skipped with a message.
 func TestDenyCoversWhatTheShellRuns(t *testing.T) {
+	skipOracle(t)
 	rng := rand.New(rand.NewPCG(11, 19))
 	lines := []string{"rm${IFS}-rf ~", "rm -$'rf' ~", "{rm,-rf,~}", "$'rm' -rf ~", "eval 'rm -rf ~'", "bash <<< 'rm -rf ~'",
 		"=rm -rf ~", "curl x | sh", "sudo -u root env FOO=1 nice -n 5 timeout 5 rm -rf ~", "echo ~ | xargs rm -rf", "x=rm; $x -rf ~"}
@@ -415,6 +424,7 @@ func (g *lineGen) line() (string, bool) {
 // Same with dash for sh and zsh for zsh, each skipped with a message
 // when not installed.
 func TestStaticLinesRunAsSplit(t *testing.T) {
+	skipOracle(t)
 	_, zshErr := exec.LookPath("zsh")
 	for _, tc := range []struct {
 		shell string

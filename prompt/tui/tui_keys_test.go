@@ -255,7 +255,7 @@ func TestHomeEndPage(t *testing.T) {
 // stage rule, Save rule is never confirmed.
 func TestShellTypingNeverAllows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	lines := shellLines(rng, 240)
+	lines := shellLines(rng, generated(240))
 	newChoice := func() (*keyRig, *form.Answer) {
 		a := &form.Answer{}
 		return newKeyRig(t, choiceDriver(t, tuiWriteFile(), a, 80, 30)), a
@@ -447,7 +447,7 @@ func typeBurst(r *keyRig, rng *rand.Rand, ks []string, minGap, maxGap, way int) 
 // « Back, and Save rule is never confirmed.
 func TestNavigationBurstsNeverAllow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 8))
-	const n = 200
+	n := generated(200)
 	r, a := sessionRig(t)
 	denies := 0
 	for i := range n {

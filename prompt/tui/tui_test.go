@@ -380,7 +380,7 @@ func keyTypes() []tea.KeyType {
 // strayKeys are keys askperm does not document for a list: every other
 // key bubbletea knows, with and without Alt, every printable ASCII
 // character and a letter of many scripts as text, pasted text, and the
-// documented keys with Alt.
+// documented keys with Alt; under go test -short, every fifth of them.
 func strayKeys() []tea.KeyMsg {
 	documented := []tea.KeyType{tea.KeyUp, tea.KeyDown, tea.KeyEnter, tea.KeyTab, tea.KeyShiftTab,
 		tea.KeyPgUp, tea.KeyPgDown, tea.KeyEsc, tea.KeyCtrlC, tea.KeyHome, tea.KeyEnd,
@@ -401,7 +401,24 @@ func strayKeys() []tea.KeyMsg {
 	for _, s := range []string{"é", "ж", "λ", "א", "ع", "ह", "漢", "ｇ", "😀", "git status", "/allow o", "allow", "y"} {
 		ks = append(ks, keyRunes(s), tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Paste: true})
 	}
-	return append(ks, keySpace)
+	ks = append(ks, keySpace)
+	if testing.Short() {
+		var some []tea.KeyMsg
+		for i := 0; i < len(ks); i += 5 {
+			some = append(some, ks[i])
+		}
+		return some
+	}
+	return ks
+}
+
+// generated is how many generated cases a property test tries: n in the
+// full suite, a fifth of them under go test -short.
+func generated(n int) int {
+	if testing.Short() {
+		return max(n/5, 1)
+	}
+	return n
 }
 
 // Only askperm's documented keys act. No other key answers or moves a
@@ -1255,6 +1272,9 @@ type tuiPTY struct {
 
 func newTUIPTY(t *testing.T) *tuiPTY {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("slow: needs a pty/Xvfb; runs in the full suite")
+	}
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Skip("no pty:", err)
