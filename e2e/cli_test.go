@@ -156,6 +156,7 @@ func TestUnclosedStdinTimesOut(t *testing.T) {
 // (The UI libraries' start-up once asked for the background colour here
 // and waited five seconds.)
 func TestNoTerminalQueryAtStart(t *testing.T) {
+	keepSerial(t)
 	s := preparePTY(t, readFile(t, "requests/minimal.json"), baseEnv("TERM=xterm-256color", "COLORTERM=truecolor"), "--answer", "allow-once")
 	s.cmd.Stdout = s.pts
 	took, out := startedAlone(t, s)

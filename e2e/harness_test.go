@@ -182,11 +182,31 @@ func skipSlow(t testing.TB) {
 	}
 }
 
+// parallelTests are the tests runParallel has marked parallel, or
+// keepSerial kept from it.
+var parallelTests sync.Map
+
+// runParallel runs a test that drives a pty of its own in parallel with
+// the others (once, however many ptys it opens): nothing else it uses is
+// shared.
+func runParallel(tb testing.TB) {
+	if t, ok := tb.(*testing.T); ok {
+		if _, marked := parallelTests.LoadOrStore(t, true); !marked {
+			t.Parallel()
+		}
+	}
+}
+
+// keepSerial keeps a test that measures how long askperm takes from
+// running beside others.
+func keepSerial(t *testing.T) { parallelTests.Store(t, true) }
+
 // preparePTY is startPTY up to starting the process, so that a test can
 // change how it is started.
 func preparePTY(t testing.TB, req []byte, env []string, args ...string) *ptySession {
 	t.Helper()
 	skipSlow(t)
+	runParallel(t)
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Skip("no pty:", err)

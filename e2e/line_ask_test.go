@@ -39,7 +39,7 @@ func TestLineYesNo(t *testing.T) {
 		{[]string{"a", "", "", "", "", "no"}, "deny", "once"},
 	} {
 		t.Run(strings.Join(tc.keys, ","), func(t *testing.T) {
-			t.Parallel()
+			runParallel(t)
 			s := startLine(t, "write-file.json")
 			for i, k := range tc.keys {
 				lineAnswer(s, " left): ", i+1, k)
@@ -60,7 +60,7 @@ const earlyNotice = "askperm: ignored what was typed before the question was rea
 // discarded and said so.
 func TestLineNoticeOnlyWhenEarly(t *testing.T) {
 	t.Run("right after an unknown key", func(t *testing.T) {
-		t.Parallel()
+		runParallel(t)
 		s := startLine(t, "write-file.json")
 		lineAnswer(s, "Answer [", 1, "x")
 		s.waitFor("Type one of the keys listed")
@@ -73,7 +73,7 @@ func TestLineNoticeOnlyWhenEarly(t *testing.T) {
 		}
 	})
 	t.Run("before the question was ready, then right after the notice", func(t *testing.T) {
-		t.Parallel()
+		runParallel(t)
 		s := startLine(t, "write-file.json")
 		s.waitFor("Answer [")
 		s.send("y\r")
@@ -124,7 +124,7 @@ func TestLineClosingLineDeny(t *testing.T) {
 func TestLineBell(t *testing.T) {
 	for _, bell := range []bool{true, false} {
 		t.Run(strconv.FormatBool(bell), func(t *testing.T) {
-			t.Parallel()
+			runParallel(t)
 			dir := t.TempDir()
 			if err := os.MkdirAll(filepath.Join(dir, "askperm"), 0o700); err != nil {
 				t.Fatal(err)

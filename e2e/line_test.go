@@ -429,7 +429,7 @@ func checkPlainStderr(t *testing.T, stderr string) {
 func TestLineWrapsAtTerminalWidth(t *testing.T) {
 	for _, cols := range []int{20, 41, 80, 133} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
-			t.Parallel()
+			runParallel(t)
 			s := startLineOn(t, uint16(cols), hostileLineRequest(t, cols))
 			lineAnswer(s, "/m/?] (", 1, "n")
 			r := s.wait()
@@ -465,7 +465,7 @@ func TestLineRuleWrapped(t *testing.T) {
 func TestLineLayoutInTerminal(t *testing.T) {
 	for _, cols := range []int{37, 80} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
-			t.Parallel()
+			runParallel(t)
 			p := startTmux(t, cols, 50, hostileLineRequest(t, cols), "line")
 			p.waitForCount("/m/?] (", 1)
 			checkLineRows(t, p.history(), cols)
@@ -553,7 +553,7 @@ func TestLineDelayRestartsOnInput(t *testing.T) {
 func TestLineStraddlingLineJudgedWhole(t *testing.T) {
 	for _, tc := range [][2]string{{"git appl", "y"}, {"y ", "y"}, {"sure, tr", "y"}, {"ls -", "a"}} {
 		t.Run(tc[0]+tc[1], func(t *testing.T) {
-			t.Parallel()
+			runParallel(t)
 			s := startLine(t, "write-file.json")
 			s.waitFor("Answer [")
 			s.send(tc[0])

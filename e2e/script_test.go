@@ -34,7 +34,8 @@ import (
 //	                    a field that is absent)
 //	chown-nobody FILE   gives FILE to uid and gid 65534 (as root)
 //
-// and the condition [root].
+// and the condition [root]. go test ./e2e -run TestScript/NAME runs one
+// file; -testwork keeps its directory.
 //
 // Environment: no HOME and no state directory, so nothing is remembered
 // unless a script sets XDG_STATE_HOME; TESTDATA is the repository's
@@ -63,16 +64,11 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"askperm":  scriptAskperm,
-			"status":   scriptStatus,
-			"fails":    scriptFails,
-			"decision": scriptDecision,
-			"chown-nobody": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 1 {
-					ts.Fatalf("usage: chown-nobody FILE")
-				}
-				ts.Check(os.Chown(ts.MkAbs(args[0]), 65534, 65534))
-			},
+			"askperm":      scriptAskperm,
+			"status":       scriptStatus,
+			"fails":        scriptFails,
+			"decision":     scriptDecision,
+			"chown-nobody": scriptChownNobody,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "root" {
@@ -157,6 +153,13 @@ func scriptDecision(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("decision %s is %q, want %q\n%s", k, got, want, out)
 		}
 	}
+}
+
+func scriptChownNobody(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: chown-nobody FILE")
+	}
+	ts.Check(os.Chown(ts.MkAbs(args[0]), 65534, 65534))
 }
 
 // parseDecision is checkDecision for a script: stdout must be exactly
