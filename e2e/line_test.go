@@ -231,7 +231,7 @@ func TestLineCtrlZIgnored(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "req.json"), readFile(t, "requests/write-file.json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := preparePTY(t, nil, baseEnv("TERM=dumb", "PS1=$ "), "--norc", "--noprofile", "--noediting", "-i")
+	s := preparePTY(t, nil, baseEnv("TERM=dumb", "PS1=$ ", "HISTFILE="), "--norc", "--noprofile", "--noediting", "-i")
 	s.cmd.Path, s.cmd.Args[0] = bash, bash
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = s.pts, s.pts, s.pts
 	s.start()
