@@ -143,6 +143,7 @@ func TestHeldLocksAnswerWithinTheDeadline(t *testing.T) {
 	for _, f := range heldFiles {
 		for how, lock := range map[string]int{"exclusive": syscall.LOCK_EX, "shared": syscall.LOCK_SH} {
 			t.Run(f.name+"/"+how, func(t *testing.T) {
+				t.Parallel() // each waits out a lock of its own state directory
 				env := memoryEnv()
 				path := filepath.Join(stateDir(t, env), f.name)
 				holdReadOnly(t, path, lock)
