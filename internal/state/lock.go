@@ -5,16 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
 
-// lockPoll is how often a lock held by another process is tried again.
-// flock needs only a descriptor, even a read-only one: a process that can
-// merely read the state directory can hold any of its locks, so no lock
-// is ever waited for in the kernel, where neither a deadline nor a signal
-// reaches.
-const lockPoll = 50 * time.Millisecond
+// A lock held by another process is waited for by a thread blocked in
+// flock on a descriptor of its own (waitFree), never by polling: flock
+// needs only a descriptor, even a read-only one, so a process that can
+// merely read the state directory can hold any of its locks, and the
+// kernel's wait is reached by neither a deadline nor a signal. The request
+// stops waiting when its deadline comes; the thread stays blocked until
+// the lock frees, then lets it go at once. One such thread per file serves
+// every wait of the process (waiters), so a lock held forever costs a
+// long-lived process one thread per file, not one per request.
 
 // maxWait bounds a wait for a lock of the state directory. Helpers hold
 // them for milliseconds; one held longer is stuck or hostile, and the
@@ -54,10 +58,10 @@ func lockWait(ctx context.Context) time.Duration {
 }
 
 // retry calls try, which takes path's lock without waiting, until it
-// succeeds or fails, every lockPoll, until ctx ends or, when wait is
-// positive, wait has passed: then the error is ErrLocked (with ctx's
-// error when ctx ended). waiting, when not nil, is called once if the
-// lock is not free at first.
+// succeeds or fails, waiting in between until the lock is free
+// (waitFree), until ctx ends or, when wait is positive, wait has passed:
+// then the error is ErrLocked (with ctx's error when ctx ended). waiting,
+// when not nil, is called once if the lock is not free at first.
 func retry(ctx context.Context, path string, wait time.Duration, waiting func(), try func() (bool, error)) error {
 	start := time.Now()
 	var expired <-chan time.Time
@@ -66,8 +70,6 @@ func retry(ctx context.Context, path string, wait time.Duration, waiting func(),
 		defer t.Stop()
 		expired = t.C
 	}
-	tick := time.NewTicker(lockPoll)
-	defer tick.Stop()
 	for said := false; ; {
 		switch ok, err := try(); {
 		case err != nil:
@@ -78,14 +80,73 @@ func retry(ctx context.Context, path string, wait time.Duration, waiting func(),
 			waiting()
 		}
 		said = true
+		w, err := waitFree(path)
+		if err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return &lockedError{path, time.Since(start), ctx.Err()}
 		case <-expired:
 			return &lockedError{path, time.Since(start), nil}
-		case <-tick.C:
+		case <-w.free:
+			if w.err != nil {
+				return w.err
+			}
 		}
 	}
+}
+
+// waiters are the threads waiting for a lock of the state directory, by
+// path.
+var waiters = struct {
+	sync.Mutex
+	m map[string]*waiter
+}{m: map[string]*waiter{}}
+
+// waiter is one thread waiting for a lock: free is closed once the lock
+// has been free, or once the wait failed (err).
+type waiter struct {
+	free chan struct{}
+	err  error
+}
+
+// waitFree returns the wait, shared by every wait of the process for
+// path, for path's lock to be free: taken and let go at once by a
+// blocking flock on a read-only descriptor of its own. Free is not taken:
+// the caller tries again, and may find it taken by another in between.
+func waitFree(path string) (*waiter, error) {
+	waiters.Lock()
+	defer waiters.Unlock()
+	if w, ok := waiters.m[path]; ok {
+		return w, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	w := &waiter{free: make(chan struct{})}
+	waiters.m[path] = w
+	go func() {
+		defer f.Close()
+		for {
+			err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+			if err == nil {
+				err = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			}
+			if !errors.Is(err, syscall.EINTR) {
+				if err != nil {
+					w.err = fmt.Errorf("%s: waiting for its lock: %w", path, err)
+				}
+				break
+			}
+		}
+		waiters.Lock()
+		delete(waiters.m, path)
+		waiters.Unlock()
+		close(w.free)
+	}()
+	return w, nil
 }
 
 // tryLock takes f's exclusive lock without waiting; false when another

@@ -295,3 +295,62 @@ func TestTakePromptLimitsProperty(t *testing.T) {
 		}
 	}
 }
+
+// A lock held by another process is waited for, not polled: while it is
+// held the waiter tries it once, and once more when it is let go, however
+// long it was held; and waits for one file share one waiting thread.
+func TestLockWaitDoesNotPoll(t *testing.T) {
+	for _, waits := range []int{1, 2, 8} {
+		t.Run(fmt.Sprint(waits), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "held")
+			holder, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close()
+			if err := syscall.Flock(int(holder.Fd()), syscall.LOCK_EX); err != nil {
+				t.Fatal(err)
+			}
+			tries := make(chan int, waits)
+			waiting := make(chan struct{}, waits)
+			for range waits {
+				go func() {
+					f, err := os.Open(path)
+					if err != nil {
+						tries <- -1
+						return
+					}
+					defer f.Close()
+					n := 0
+					err = retry(context.Background(), path, 0, func() { waiting <- struct{}{} }, func() (bool, error) {
+						n++
+						return tryLock(f)
+					})
+					if err != nil {
+						n = -1
+					}
+					syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+					tries <- n
+				}()
+			}
+			for range waits {
+				<-waiting
+			}
+			// Long enough for a poll to try many times; a wait tries
+			// again only when the lock is let go.
+			time.Sleep(300 * time.Millisecond)
+			holder.Close()
+			for range waits {
+				n := bounded(t, "a waiter", func() error {
+					if n := <-tries; n < 2 || n > 2+waits {
+						return fmt.Errorf("tried the lock %d times", n)
+					}
+					return nil
+				})
+				if n != nil {
+					t.Error(n)
+				}
+			}
+		})
+	}
+}

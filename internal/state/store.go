@@ -7,8 +7,8 @@
 // The database's lock is held only while it is open, and a helper opens it
 // only to read or to record, never while a person is being asked, so
 // parallel helpers queue for milliseconds. Every lock of the directory is
-// taken without blocking and tried again within the request's deadline
-// (lock.go). When the store cannot be used (unsafe, corrupt, locked past
+// taken without blocking, and, when held, tried again as soon as it is
+// let go, within the request's deadline (lock.go). When the store cannot be used (unsafe, corrupt, locked past
 // the wait) Open says why, and the caller decides without memory: a
 // remembered deny may then be unseen, so no automatic allow stands.
 package state
@@ -62,7 +62,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if wait <= 0 {
 		return nil, fmt.Errorf("%s: no time left to wait for its lock", path)
 	}
-	// bbolt waits for the lock in a loop of its own that no context ends:
+	// bbolt polls for the lock in a loop of its own that no context ends:
 	// it is asked to try once (the shortest timeout), and retry waits.
 	var db *bolt.DB
 	err := retry(ctx, path, wait, nil, func() (bool, error) {
