@@ -3,7 +3,10 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,3 +88,41 @@ func benchDecideBig(b *testing.B, inArgs bool) {
 
 func BenchmarkDecide1MiB(b *testing.B)          { benchDecideBig(b, false) }
 func BenchmarkDecide1MiBArguments(b *testing.B) { benchDecideBig(b, true) }
+
+// BenchmarkDecideWithMemoryConcurrent decides benchRequest with memory on
+// from 1, 10 and 100 calls at once on one pipeline, as the gate and
+// `askperm mcp` do, and reports the 99th percentile of one call's time
+// (p99-ms): what waiting for the store adds when calls overlap.
+func BenchmarkDecideWithMemoryConcurrent(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			canned, err := answers.Single("allow-once", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			mem := &Memory{Dir: b.TempDir(), SessionIdle: time.Hour, Breaker: state.DefaultBreaker}
+			p := New(Config{Timeout: time.Minute, MaxRequest: 1 << 20, Answers: canned, Memory: mem})
+			raw := []byte(benchRequest)
+			var took []time.Duration
+			var mu sync.Mutex
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range n {
+					wg.Go(func() {
+						start := time.Now()
+						out := p.Run(context.Background(), bytes.NewReader(raw))
+						mu.Lock()
+						defer mu.Unlock()
+						if out.Decision == nil || out.Err != nil {
+							b.Error(out.Err)
+						}
+						took = append(took, time.Since(start))
+					})
+				}
+				wg.Wait()
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)*99/100])/float64(time.Millisecond), "p99-ms")
+		})
+	}
+}

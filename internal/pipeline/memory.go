@@ -480,8 +480,20 @@ func (p *Pipeline) sayMemoryOverCanned(c *call, d *decision.Decision, ops []poli
 	}
 }
 
-// withStore runs fn on the state store, open for fn alone.
+// withStore runs fn on the state store, open for fn alone. The requests of
+// one process (the gate's and `askperm mcp`'s calls) take turns in the
+// process first: the store's lock admits one open at a time, also within
+// a process, and a turn handed over in memory costs nothing, where calls
+// racing for the file lock wake each other in the kernel. The store is
+// not kept open between requests, as its lock would shut out every other
+// helper of the user for the process's lifetime.
 func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) error {
+	select {
+	case p.store <- struct{}{}:
+		defer func() { <-p.store }()
+	case <-ctx.Done():
+		return fmt.Errorf("%s: waiting for this process's other requests: %w", state.DBName, ctx.Err())
+	}
 	s, err := state.Open(ctx, p.c.Memory.Dir)
 	if err != nil {
 		return err

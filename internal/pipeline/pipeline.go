@@ -117,6 +117,9 @@ type Outcome struct {
 type Pipeline struct {
 	c     Config
 	chain []prompt.Frontend
+	// store is held (a one-slot semaphore) while this process has the
+	// state store open (withStore).
+	store chan struct{}
 }
 
 // New returns the pipeline of c.
@@ -127,7 +130,7 @@ func New(c Config) *Pipeline {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
-	return &Pipeline{c: c, chain: chain(c.Frontends, c.Prompt)}
+	return &Pipeline{c: c, chain: chain(c.Frontends, c.Prompt), store: make(chan struct{}, 1)}
 }
 
 // Run reads one request from r, at most MaxRequest bytes up to EOF before
