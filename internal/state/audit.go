@@ -52,7 +52,9 @@ type AuditEntry struct {
 
 // AppendAudit appends e to the audit log in dir, as one line written
 // whole or not at all, under an exclusive lock, waited for within ctx,
-// that also guards the rotation.
+// that also guards the rotation. A log locked past the wait gets the line
+// later (keepPending), and the error says so; the lines kept so are
+// appended before e's.
 func AppendAudit(ctx context.Context, dir string, e AuditEntry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -64,6 +66,12 @@ func AppendAudit(ctx context.Context, dir string, e AuditEntry) error {
 	}
 	path := filepath.Join(dir, AuditName)
 	f, err := openLocked(ctx, path)
+	if errors.Is(err, ErrLocked) {
+		if perr := keepPending(dir, line); perr != nil {
+			return fmt.Errorf("%w; the line is lost: %v", err, perr)
+		}
+		return fmt.Errorf("%w; the line is kept in %s until it frees", err, PendingName)
+	}
 	if err != nil {
 		return err
 	}
@@ -80,7 +88,16 @@ func AppendAudit(ctx context.Context, dir string, e AuditEntry) error {
 		}
 		defer f.Close()
 	}
-	return appendWhole(f, line)
+	// A pending file that cannot be folded now is left for later: it
+	// never keeps e's line out.
+	ferr := foldPending(dir, f)
+	if err := appendWhole(f, line); err != nil {
+		return err
+	}
+	if ferr != nil {
+		return fmt.Errorf("%s: %w", PendingName, ferr)
+	}
+	return nil
 }
 
 // auditFile is what appendWhole needs of the open log.

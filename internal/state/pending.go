@@ -1,0 +1,86 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// PendingName is the file, in the state directory, of audit lines that
+// could not be appended within their request's deadline because the log
+// stayed locked: the next helper that holds the log appends them first,
+// so a decision is late in the log, never missing from it.
+const PendingName = "audit.pending"
+
+// keepPending appends line to the pending file in dir, under its own lock
+// taken without waiting: a helper holds it only to append or to fold.
+func keepPending(dir string, line []byte) error {
+	f, err := openPending(dir, os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	switch ok, err := tryLock(f); {
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("%s is %v too", f.Name(), ErrLocked)
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size()+int64(len(line)) > MaxAuditSize {
+		return fmt.Errorf("%s: full", f.Name())
+	}
+	return appendWhole(f, line)
+}
+
+// foldPending appends the whole lines of the pending file in dir to the
+// log f, which its caller holds locked, and empties the file. A pending
+// file locked by another helper is left for the next. A crash between
+// the append and the emptying logs those lines twice, never not at all.
+func foldPending(dir string, log *os.File) error {
+	f, err := openPending(dir, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if ok, err := tryLock(f); !ok {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	end, err := lastLineEnd(f, fi.Size())
+	if err != nil || end == 0 {
+		return err
+	}
+	lines := make([]byte, end)
+	if _, err := io.ReadFull(io.NewSectionReader(f, 0, end), lines); err != nil {
+		return err
+	}
+	if err := appendWhole(log, lines); err != nil {
+		return err
+	}
+	return f.Truncate(0)
+}
+
+// openPending opens the pending file in dir for reading and appending,
+// refusing it as checkOwned does.
+func openPending(dir string, create int) (*os.File, error) {
+	path := filepath.Join(dir, PendingName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|create, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOwned(path, false); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

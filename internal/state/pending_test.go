@@ -1,0 +1,65 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// An audit line whose log stayed locked past the request's deadline is
+// reported and appended later, before the next line, by the next helper
+// that holds the log: in any sequence of locked and free logs, every
+// line is in the log, once, in order.
+func TestAuditLockedLinesAppendedLater(t *testing.T) {
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		dir := t.TempDir()
+		path := filepath.Join(dir, AuditName)
+		var want []string
+		var holder *os.File
+		n := 2 + r.IntN(10)
+		for i := range n {
+			locked := i < n-1 && r.IntN(2) == 0 // the last append finds the log free
+			if locked && holder == nil {
+				f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+					t.Fatal(err)
+				}
+				holder = f
+			}
+			if !locked && holder != nil {
+				holder.Close()
+				holder = nil
+			}
+			action := strings.Repeat("a", i+1)
+			want = append(want, action)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			err := bounded(t, "an append", func() error { return AppendAudit(ctx, dir, AuditEntry{Action: action}) })
+			cancel()
+			switch {
+			case locked && !errors.Is(err, ErrLocked):
+				t.Fatalf("seed %d: append to a locked log: %v, want ErrLocked", seed, err)
+			case locked && !strings.Contains(err.Error(), PendingName):
+				t.Errorf("seed %d: the error does not say the line was kept: %v", seed, err)
+			case !locked && err != nil:
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+		}
+		var got []string
+		if _, err := ReadAudit(dir, func(e AuditEntry) bool { got = append(got, e.Action); return false }); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("seed %d: log %q, want %q", seed, got, want)
+		}
+	}
+}
