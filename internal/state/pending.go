@@ -70,17 +70,7 @@ func foldPending(dir string, log *os.File) error {
 	return f.Truncate(0)
 }
 
-// openPending opens the pending file in dir for reading and appending,
-// refusing it as checkOwned does.
+// openPending opens the pending file in dir for reading and appending.
 func openPending(dir string, create int) (*os.File, error) {
-	path := filepath.Join(dir, PendingName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|create, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkOwned(path, false); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return openOwned(filepath.Join(dir, PendingName), os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|create)
 }

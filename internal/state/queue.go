@@ -46,8 +46,13 @@ func openTurn(dir string) (*os.File, error) {
 	if err := ownedDir(dir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, TurnName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	return openOwned(filepath.Join(dir, TurnName), os.O_RDWR|os.O_CREATE)
+}
+
+// openOwned opens the state file at path (mode 0600 when created),
+// refusing it as checkOwned does.
+func openOwned(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
 		return nil, err
 	}
