@@ -1,12 +1,15 @@
 package cmd
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -20,23 +23,24 @@ type logOptions struct {
 	session, since, decision, tool string
 }
 
-// keep is the filter the flags describe, checked once.
-func (o *logOptions) keep(now time.Time) (func(state.AuditEntry) bool, error) {
-	var since time.Time
+// query is the filter the flags describe, checked once.
+func (o *logOptions) query(now time.Time) (state.AuditQuery, error) {
+	var q state.AuditQuery
 	if o.since != "" {
 		if d, err := settings.ParseDuration(o.since); err == nil {
-			since = now.Add(-d)
-		} else if since, err = time.Parse(time.RFC3339, o.since); err != nil {
-			return nil, usage("--since: %q is neither a duration (1h, 30m) nor a time (2026-12-01T08:00:00Z)", o.since)
+			q.Since = now.Add(-d)
+		} else if q.Since, err = time.Parse(time.RFC3339, o.since); err != nil {
+			return q, usage("--since: %q is neither a duration (1h, 30m) nor a time (2026-12-01T08:00:00Z)", o.since)
 		}
 	}
 	if o.decision != "" && o.decision != "allow" && o.decision != "deny" {
-		return nil, usage("--decision: %q is neither allow nor deny", o.decision)
+		return q, usage("--decision: %q is neither allow nor deny", o.decision)
 	}
-	return func(e state.AuditEntry) bool {
-		return (o.session == "" || e.SessionID == o.session) && !e.Time.Before(since) &&
+	q.Keep = func(e state.AuditEntry) bool {
+		return (o.session == "" || e.SessionID == o.session) &&
 			(o.decision == "" || e.Decision == o.decision) && (o.tool == "" || e.Tool == o.tool)
-	}, nil
+	}
+	return q, nil
 }
 
 func newLog(s streams) *cobra.Command {
@@ -46,7 +50,7 @@ func newLog(s streams) *cobra.Command {
 		Short: "Show the audit log: every decision askperm made",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			keep, err := o.keep(time.Now())
+			q, err := o.query(time.Now())
 			if err != nil {
 				return err
 			}
@@ -57,49 +61,12 @@ func newLog(s streams) *cobra.Command {
 			if set.StateDir == "" {
 				return usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
 			}
-			entries, err := state.ReadAudit(set.StateDir, keep)
-			if err != nil {
+			q.Skipped = func(err error) { fmt.Fprintf(s.errOut, "askperm: audit log: %v\n", err) }
+			out := bufio.NewWriterSize(s.decision, 64<<10)
+			if err := writeLog(out, set.StateDir, q, o.json); err != nil {
 				return &exitError{code: exitInternal, err: fmt.Errorf("audit log: %w", err)}
 			}
-			sort.SliceStable(entries, func(i, j int) bool { return entries[i].Time.Before(entries[j].Time) })
-			if o.json {
-				for _, e := range entries {
-					b, err := json.Marshal(e)
-					if err != nil {
-						return err
-					}
-					if _, err := s.decision.Write(append(b, '\n')); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "TIME\tDECISION\tCAUSE\tBY\tSESSION\tTOOL\tACTION\tVALUES")
-			for _, e := range entries {
-				var values []string
-				for _, v := range e.Dimensions {
-					values = append(values, v)
-				}
-				sort.Strings(values)
-				by := string(e.Frontend)
-				if len(e.DecidedBy) > 0 {
-					by += " (" + strings.Join(e.DecidedBy, ", ") + ")"
-				}
-				verdict := e.Decision
-				if e.Persist != "once" {
-					verdict += " " + e.Persist
-				}
-				if e.Stop {
-					verdict += " stop"
-				}
-				if e.NotRemembered != "" {
-					verdict += " (not remembered)"
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), verdict, e.Cause, by,
-					dash(e.SessionID), dash(e.Tool), e.Action, dash(strings.Join(values, " ")))
-			}
-			return w.Flush()
+			return out.Flush()
 		},
 	}
 	o.register(c)
@@ -111,4 +78,86 @@ func newLog(s streams) *cobra.Command {
 	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
 	must(c.RegisterFlagCompletionFunc("decision", fixed("allow", "deny")))
 	return c
+}
+
+// logColumns are the table's headings; every row has as many cells.
+var logColumns = []string{"TIME", "DECISION", "CAUSE", "BY", "SESSION", "TOOL", "ACTION", "VALUES"}
+
+// writeLog writes the entries of the audit log in dir that q keeps to out,
+// as JSON lines or as a table. The table's columns are as wide as their
+// widest cell, so it reads the log twice: once to measure, once to write.
+func writeLog(out io.Writer, dir string, q state.AuditQuery, asJSON bool) error {
+	if asJSON {
+		return state.ScanAudit(dir, q, func(e state.AuditEntry) error {
+			b, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			_, err = out.Write(append(b, '\n'))
+			return err
+		})
+	}
+	widths := make([]int, len(logColumns)-1)
+	irregular := false
+	measure := func(cells []string) {
+		for i, c := range cells {
+			irregular = irregular || strings.ContainsAny(c, "\t\n\v\f\xff")
+			if i < len(widths) {
+				widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			}
+		}
+	}
+	measure(logColumns)
+	silent := q
+	silent.Skipped = nil
+	if err := state.ScanAudit(dir, silent, func(e state.AuditEntry) error { measure(logRow(e)); return nil }); err != nil {
+		return err
+	}
+	write := func(cells []string) error {
+		for i, c := range cells[:len(widths)] {
+			io.WriteString(out, c)
+			io.WriteString(out, strings.Repeat(" ", max(widths[i]-utf8.RuneCountInString(c), 0)+2))
+		}
+		_, err := io.WriteString(out, cells[len(widths)]+"\n")
+		return err
+	}
+	if irregular {
+		// A cell holding what tabwriter reads as a cell or line break
+		// (only in a log written by hand): tabwriter lays it out as before.
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		defer w.Flush()
+		write = func(cells []string) error {
+			_, err := io.WriteString(w, strings.Join(cells, "\t")+"\n")
+			return err
+		}
+	}
+	if err := write(logColumns); err != nil {
+		return err
+	}
+	return state.ScanAudit(dir, q, func(e state.AuditEntry) error { return write(logRow(e)) })
+}
+
+// logRow is the table's row for e.
+func logRow(e state.AuditEntry) []string {
+	var values []string
+	for _, v := range e.Dimensions {
+		values = append(values, v)
+	}
+	sort.Strings(values)
+	by := string(e.Frontend)
+	if len(e.DecidedBy) > 0 {
+		by += " (" + strings.Join(e.DecidedBy, ", ") + ")"
+	}
+	verdict := e.Decision
+	if e.Persist != "once" {
+		verdict += " " + e.Persist
+	}
+	if e.Stop {
+		verdict += " stop"
+	}
+	if e.NotRemembered != "" {
+		verdict += " (not remembered)"
+	}
+	return []string{e.Time.Local().Format(time.DateTime), verdict, string(e.Cause), by,
+		dash(e.SessionID), dash(e.Tool), e.Action, dash(strings.Join(values, " "))}
 }

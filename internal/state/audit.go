@@ -1,11 +1,9 @@
 package state
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -179,30 +177,12 @@ func openLocked(ctx context.Context, path string) (*os.File, error) {
 }
 
 // ReadAudit returns the entries of the audit log in dir, the rotated one
-// first, that keep says to keep. A line that is not an entry is skipped.
+// first, that keep says to keep, in the order ScanAudit gives them.
 func ReadAudit(dir string, keep func(AuditEntry) bool) ([]AuditEntry, error) {
 	var out []AuditEntry
-	for _, name := range []string{AuditName + ".1", AuditName} {
-		f, err := os.Open(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var e AuditEntry
-			if json.Unmarshal(sc.Bytes(), &e) == nil && keep(e) {
-				out = append(out, e)
-			}
-		}
-		err = sc.Err()
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	err := ScanAudit(dir, AuditQuery{Keep: keep}, func(e AuditEntry) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }

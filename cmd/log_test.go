@@ -1,0 +1,243 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/state"
+)
+
+// oldLog is askperm log as it was when it read the whole log into memory
+// and sorted it: the streaming one must print the same bytes.
+func oldLog(t *testing.T, dir string, o logOptions) string {
+	t.Helper()
+	var since time.Time
+	if o.since != "" {
+		var err error
+		if since, err = time.Parse(time.RFC3339, o.since); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var entries []state.AuditEntry
+	for _, name := range []string{state.AuditName + ".1", state.AuditName} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var e state.AuditEntry
+			if json.Unmarshal(sc.Bytes(), &e) == nil && (o.session == "" || e.SessionID == o.session) && !e.Time.Before(since) &&
+				(o.decision == "" || e.Decision == o.decision) && (o.tool == "" || e.Tool == o.tool) {
+				entries = append(entries, e)
+			}
+		}
+		f.Close()
+		if sc.Err() != nil {
+			t.Fatal(sc.Err())
+		}
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Time.Before(entries[j].Time) })
+	var out bytes.Buffer
+	if o.json {
+		for _, e := range entries {
+			b, _ := json.Marshal(e)
+			out.Write(append(b, '\n'))
+		}
+		return out.String()
+	}
+	w := tabwriter.NewWriter(&out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TIME\tDECISION\tCAUSE\tBY\tSESSION\tTOOL\tACTION\tVALUES")
+	for _, e := range entries {
+		var values []string
+		for _, v := range e.Dimensions {
+			values = append(values, v)
+		}
+		sort.Strings(values)
+		by := string(e.Frontend)
+		if len(e.DecidedBy) > 0 {
+			by += " (" + strings.Join(e.DecidedBy, ", ") + ")"
+		}
+		verdict := e.Decision
+		if e.Persist != "once" {
+			verdict += " " + e.Persist
+		}
+		if e.Stop {
+			verdict += " stop"
+		}
+		if e.NotRemembered != "" {
+			verdict += " (not remembered)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), verdict, e.Cause, by,
+			dash(e.SessionID), dash(e.Tool), e.Action, dash(strings.Join(values, " ")))
+	}
+	w.Flush()
+	return out.String()
+}
+
+var (
+	genWords    = []string{"ls", "rm -rf /tmp/x", "cat ünïcødé", "写文件", "git push", "read_file /etc/hosts", ""}
+	genSessions = []string{"", "s1", "s2", "s3"}
+	genTools    = []string{"", "Bash", "write_file", "read_file"}
+)
+
+// genEntry is a random entry at t.
+func genEntry(r *rand.Rand, t time.Time, irregular bool) state.AuditEntry {
+	e := state.AuditEntry{
+		Time: t, RequestSHA256: "00", Action: genWords[r.IntN(len(genWords))],
+		SessionID: genSessions[r.IntN(len(genSessions))], Tool: genTools[r.IntN(len(genTools))],
+		Decision: []string{"allow", "deny"}[r.IntN(2)], Persist: []string{"once", "session", "always"}[r.IntN(3)],
+		Cause: decision.Cause([]string{"person", "rule", "timeout"}[r.IntN(3)]), Frontend: decision.Frontend([]string{"tui", "line", "none"}[r.IntN(3)]),
+		Stop: r.IntN(5) == 0,
+	}
+	if r.IntN(3) == 0 {
+		e.Dimensions = map[string]string{"path": genWords[r.IntN(len(genWords))], "host": "example.org"}
+	}
+	if r.IntN(3) == 0 {
+		e.DecidedBy = []string{"rule 1", "memory 2"}[:1+r.IntN(2)]
+	}
+	if r.IntN(4) == 0 {
+		e.NotRemembered = "no session"
+	}
+	if irregular && r.IntN(10) == 0 {
+		e.Action += "\tand\na tab"
+	}
+	return e
+}
+
+// genLog writes n random entries, slightly out of time order, split over
+// the rotated file and the current one, with invalid lines among them and
+// a torn tail, and returns the time of the first and the last entry.
+func genLog(t testing.TB, dir string, r *rand.Rand, n int, irregular bool) (time.Time, time.Time) {
+	t.Helper()
+	var files [2]*bufio.Writer
+	for i, name := range []string{state.AuditName + ".1", state.AuditName} {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files[i] = bufio.NewWriter(f)
+	}
+	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	split := r.IntN(n + 1)
+	at := start
+	for i := range n {
+		at = at.Add(time.Duration(r.IntN(3)) * time.Second)
+		stamped := at.Add(-time.Duration(r.IntN(3)) * time.Second) // stamped before the lock was had
+		b, _ := json.Marshal(genEntry(r, stamped, irregular))
+		f := files[0]
+		if i >= split {
+			f = files[1]
+		}
+		switch r.IntN(20) {
+		case 0:
+			f.WriteString("not json\n")
+		case 1:
+			f.WriteString("\n")
+		}
+		f.Write(append(b, '\n'))
+	}
+	for _, f := range files {
+		if r.IntN(3) == 0 {
+			b, _ := json.Marshal(genEntry(r, at, irregular))
+			f.Write(b[:r.IntN(len(b))]) // a torn tail
+		}
+		if err := f.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return start, at
+}
+
+// askperm log prints what it printed when it read the whole log, for
+// every filter, on generated logs.
+func TestLogSameAsBefore(t *testing.T) {
+	for seed := range uint64(60) {
+		r := rand.New(rand.NewPCG(seed, 22))
+		dir := t.TempDir()
+		first, last := genLog(t, dir, r, r.IntN(300), seed%4 == 0)
+		o := logOptions{session: genSessions[r.IntN(len(genSessions))], tool: genTools[r.IntN(len(genTools))],
+			decision: []string{"", "allow", "deny"}[r.IntN(3)]}
+		if r.IntN(2) == 0 {
+			o.since = first.Add(time.Duration(r.Int64N(int64(last.Sub(first) + time.Second)))).Format(time.RFC3339)
+		}
+		o.json = r.IntN(2) == 0
+		args := []string{"log", "--state-dir", dir, "--session", o.session, "--tool", o.tool, "--decision", o.decision, "--since", o.since}
+		if o.json {
+			args = append(args, "--json")
+		}
+		code, got, stderr := invoke(t, "", nil, args...)
+		if want := oldLog(t, dir, o); code != 0 || got != want {
+			t.Fatalf("seed %d %v: exit %d %s\ngot\n%s\nwant\n%s", seed, args, code, stderr, got, want)
+		}
+	}
+}
+
+// A line longer than any entry is reported and skipped; the rest is shown.
+func TestLogSkipsLongLine(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(1, 2))
+	genLog(t, dir, r, 50, false)
+	path := filepath.Join(dir, state.AuditName)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oldLog(t, dir, logOptions{})
+	i := bytes.IndexByte(before, '\n') + 1
+	long := append(append(append([]byte{}, before[:i]...), bytes.Repeat([]byte("x"), state.MaxAuditLine+10)...), '\n')
+	if err := os.WriteFile(path, append(long, before[i:]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, got, stderr := invoke(t, "", nil, "log", "--state-dir", dir)
+	if code != 0 || got != want || !strings.Contains(stderr, "line 2: longer than") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q\ngot\n%s\nwant\n%s", code, stderr, got, want)
+	}
+}
+
+// BenchmarkLog runs askperm log over generated logs of growing size: time
+// per line should stay flat, and memory with it.
+func BenchmarkLog(b *testing.B) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			genLog(b, dir, rand.New(rand.NewPCG(uint64(n), 22)), n, false)
+			for _, json := range []bool{false, true} {
+				args := []string{"log", "--state-dir", dir}
+				if json {
+					args = append(args, "--json")
+				}
+				b.Run(fmt.Sprintf("json=%v", json), func(b *testing.B) {
+					s := nullStreams(b)
+					s.decision = null
+					s.getenv = func(k string) string { return map[string]string{"XDG_CONFIG_HOME": dir}[k] }
+					b.ReportAllocs()
+					for b.Loop() {
+						if code := run(s, args); code != 0 {
+							b.Fatalf("exit %d", code)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/line")
+				})
+			}
+		})
+	}
+}
