@@ -7,9 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -84,8 +82,7 @@ func newLog(s streams) *cobra.Command {
 var logColumns = []string{"TIME", "DECISION", "CAUSE", "BY", "SESSION", "TOOL", "ACTION", "VALUES"}
 
 // writeLog writes the entries of the audit log in dir that q keeps to out,
-// as JSON lines or as a table. The table's columns are as wide as their
-// widest cell, so it reads the log twice: once to measure, once to write.
+// as JSON lines or as a table (which reads the log twice).
 func writeLog(out io.Writer, dir string, q state.AuditQuery, asJSON bool) error {
 	if asJSON {
 		return state.ScanAudit(dir, q, func(e state.AuditEntry) error {
@@ -97,44 +94,13 @@ func writeLog(out io.Writer, dir string, q state.AuditQuery, asJSON bool) error 
 			return err
 		})
 	}
-	widths := make([]int, len(logColumns)-1)
-	irregular := false
-	measure := func(cells []string) {
-		for i, c := range cells {
-			irregular = irregular || strings.ContainsAny(c, "\t\n\v\f\xff")
-			if i < len(widths) {
-				widths[i] = max(widths[i], utf8.RuneCountInString(c))
-			}
+	return streamTable(out, logColumns, func(measuring bool, each func([]string) error) error {
+		q := q
+		if measuring {
+			q.Skipped = nil // told of once, when writing
 		}
-	}
-	measure(logColumns)
-	silent := q
-	silent.Skipped = nil
-	if err := state.ScanAudit(dir, silent, func(e state.AuditEntry) error { measure(logRow(e)); return nil }); err != nil {
-		return err
-	}
-	write := func(cells []string) error {
-		for i, c := range cells[:len(widths)] {
-			io.WriteString(out, c)
-			io.WriteString(out, strings.Repeat(" ", max(widths[i]-utf8.RuneCountInString(c), 0)+2))
-		}
-		_, err := io.WriteString(out, cells[len(widths)]+"\n")
-		return err
-	}
-	if irregular {
-		// A cell holding what tabwriter reads as a cell or line break
-		// (only in a log written by hand): tabwriter lays it out as before.
-		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		defer w.Flush()
-		write = func(cells []string) error {
-			_, err := io.WriteString(w, strings.Join(cells, "\t")+"\n")
-			return err
-		}
-	}
-	if err := write(logColumns); err != nil {
-		return err
-	}
-	return state.ScanAudit(dir, q, func(e state.AuditEntry) error { return write(logRow(e)) })
+		return state.ScanAudit(dir, q, func(e state.AuditEntry) error { return each(logRow(e)) })
+	})
 }
 
 // logRow is the table's row for e.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -132,10 +133,30 @@ func newSession(s streams) *cobra.Command {
 	o := &memoryOptions{}
 	c := &cobra.Command{Use: "session", Short: "List or forget approvals for a session"}
 	o.register(c)
-	list := listCommand(s, o, "List the calls approved for their session",
-		func(st *state.Store, set settings.Settings) ([]state.SessionApproval, error) {
-			return st.Sessions(time.Now(), set.SessionIdle)
-		}, writeSessions)
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the calls approved for their session",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			st, set, err := o.open(s)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			now := time.Now()
+			each := func(fn func(state.SessionApproval) error) error { return st.EachSession(now, set.SessionIdle, fn) }
+			out := bufio.NewWriterSize(s.decision, 64<<10)
+			write := writeSessions
+			if o.json {
+				write = writeJSONArray
+			}
+			if err := write(out, each); err != nil {
+				return &exitError{code: exitInternal, err: err}
+			}
+			return out.Flush()
+		},
+	}
+	list.Flags().BoolVar(&o.json, "json", false, "one JSON array")
 	forget := &cobra.Command{
 		Use:   "forget [SESSION]",
 		Short: "Forget the approvals of one session, or of all",
@@ -190,20 +211,44 @@ func listCommand[T any](s streams, o *memoryOptions, short string,
 	return c
 }
 
-// writeSessions lists session approvals as a table.
-func writeSessions(out io.Writer, approvals []state.SessionApproval) error {
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SESSION\tSERVER\tTOOL\tLAST USED\tAPPROVED")
-	for _, a := range approvals {
-		p := a.Approval
-		question := "(not recorded)"
-		if a.Question != "" {
-			question = recorded(a.Question)
+// writeSessions lists the session approvals each gives as a table.
+func writeSessions(out io.Writer, each func(func(state.SessionApproval) error) error) error {
+	return streamTable(out, []string{"SESSION", "SERVER", "TOOL", "LAST USED", "APPROVED"},
+		func(_ bool, row func([]string) error) error {
+			return each(func(a state.SessionApproval) error {
+				p := a.Approval
+				question := "(not recorded)"
+				if a.Question != "" {
+					question = recorded(a.Question)
+				}
+				return row([]string{form.Line(p.SessionID), dash(form.Line(a.Server)), dash(form.Line(p.Tool)),
+					time.Unix(a.LastUsed, 0).Format(time.DateTime), question})
+			})
+		})
+}
+
+// writeJSONArray writes what each gives as one JSON array, as writeJSON
+// writes a slice of it, one element at a time.
+func writeJSONArray[T any](out io.Writer, each func(func(T) error) error) error {
+	sep := "["
+	err := each(func(v T) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", form.Line(p.SessionID), dash(form.Line(a.Server)), dash(form.Line(p.Tool)),
-			time.Unix(a.LastUsed, 0).Format(time.DateTime), question)
+		io.WriteString(out, sep)
+		sep = ","
+		_, err = out.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	return w.Flush()
+	if sep == "[" {
+		io.WriteString(out, sep)
+	}
+	_, err = io.WriteString(out, "]\n")
+	return err
 }
 
 // recorded is q, text rendered (form.Line) when it was recorded, shown as

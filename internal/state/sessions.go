@@ -112,7 +112,17 @@ func (tx *Tx) SessionApproved(sess Session, now time.Time, idle time.Duration) (
 // removing those idle for longer than idle.
 func (s *Store) Sessions(now time.Time, idle time.Duration) ([]SessionApproval, error) {
 	var out []SessionApproval
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.EachSession(now, idle, func(a SessionApproval) error {
+		out = append(out, a)
+		return nil
+	})
+	return out, err
+}
+
+// EachSession calls each with the session approvals in use at now, by
+// session, one at a time, removing those idle for longer than idle.
+func (s *Store) EachSession(now time.Time, idle time.Duration, each func(SessionApproval) error) error {
+	return s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(sessionsBucket)
 		idled, err := keysWhere(b, func(k, v []byte) (bool, error) {
 			var a SessionApproval
@@ -122,12 +132,10 @@ func (s *Store) Sessions(now time.Time, idle time.Duration) ([]SessionApproval, 
 			if a.idleExpired(now, idle) {
 				return true, nil
 			}
-			out = append(out, a)
-			return false, nil
+			return false, each(a)
 		})
 		return cmpErr(err, deleteKeys(b, idled))
 	})
-	return out, err
 }
 
 // ForgetSessions removes the approvals of session id, or of every session
