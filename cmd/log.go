@@ -96,8 +96,8 @@ func writeLog(out io.Writer, dir string, q state.AuditQuery, asJSON bool) error 
 	}
 	return streamTable(out, logColumns, func(measuring bool, each func([]string) error) error {
 		q := q
-		if measuring {
-			q.Skipped = nil // told of once, when writing
+		if !measuring {
+			q.Skipped = nil // told of once, when measuring
 		}
 		return state.ScanAudit(dir, q, func(e state.AuditEntry) error { return each(logRow(e)) })
 	})

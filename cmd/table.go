@@ -7,19 +7,32 @@ import (
 	"unicode/utf8"
 )
 
+// tableHeld is how many bytes of cells streamTable holds from measuring
+// to writing, sparing a table that small the second call of rows.
+const tableHeld = 8 << 20
+
 // streamTable writes a table of heading and the rows rows gives, laid out
 // byte for byte as tabwriter (minwidth 0, padding 2, spaces) lays out the
-// whole table, without holding it: rows is called twice, first to measure
-// each column's widest cell (measuring is true), then to write.
+// whole table, without holding more than tableHeld of it: rows is called
+// first to measure each column's widest cell (measuring is true), then,
+// unless the rows were held, again to write.
 func streamTable(out io.Writer, heading []string, rows func(measuring bool, each func(cells []string) error) error) error {
 	widths := make([]int, len(heading)-1)
 	irregular := false
+	var held [][]string
+	size, overflow := 0, false
 	measure := func(cells []string) error {
 		for i, c := range cells {
 			irregular = irregular || strings.ContainsAny(c, "\t\n\v\f\xff")
 			if i < len(widths) {
 				widths[i] = max(widths[i], utf8.RuneCountInString(c))
 			}
+			size += len(c)
+		}
+		if overflow = overflow || size > tableHeld; overflow {
+			held = nil
+		} else {
+			held = append(held, cells)
 		}
 		return nil
 	}
@@ -45,8 +58,16 @@ func streamTable(out io.Writer, heading []string, rows func(measuring bool, each
 			return err
 		}
 	}
-	if err := write(heading); err != nil {
-		return err
+	if overflow {
+		if err := write(heading); err != nil {
+			return err
+		}
+		return rows(false, write)
 	}
-	return rows(false, write)
+	for _, cells := range held {
+		if err := write(cells); err != nil {
+			return err
+		}
+	}
+	return nil
 }
