@@ -7,9 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// tableHeld is how many bytes of cells streamTable holds from measuring
-// to writing, sparing a table that small the second call of rows.
-const tableHeld = 8 << 20
+// tableHeld is how many bytes of rows (cells and their headers)
+// streamTable holds from measuring to writing, sparing a table that small
+// the second call of rows.
+const tableHeld = 4 << 20
 
 // streamTable writes a table of heading and the rows rows gives, laid out
 // byte for byte as tabwriter (minwidth 0, padding 2, spaces) lays out the
@@ -27,8 +28,9 @@ func streamTable(out io.Writer, heading []string, rows func(measuring bool, each
 			if i < len(widths) {
 				widths[i] = max(widths[i], utf8.RuneCountInString(c))
 			}
-			size += len(c)
+			size += len(c) + 16
 		}
+		size += 24
 		if overflow = overflow || size > tableHeld; overflow {
 			held = nil
 		} else {

@@ -18,7 +18,7 @@ func TestStreamTableIsTabwriter(t *testing.T) {
 		n := r.IntN(20)
 		large := seed < 2 // one regular, one irregular
 		if large {
-			n = tableHeld / 16 // rows of some 40 bytes: past tableHeld
+			n = tableHeld / 64 // rows of some 130 bytes held: past tableHeld
 		}
 		irregular := seed%2 == 0
 		rows := make([][]string, n)
