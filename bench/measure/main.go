@@ -9,7 +9,7 @@
 //	2  the terminal UI's first complete frame on a pty, against gum confirm
 //	3  a desktop dialog's window appearing under Xvfb, against bare yad/zenity
 //	4  a 1 MiB request: wall time and peak memory, against the floor
-//	5  one request against 10,000 rules: in-process, and askperm check
+//	5  one request against 10,000 rules: in-process, askperm check, and a decision with the file vs without rules
 //	   against Codex's execpolicy check
 //	6  askperm gate's added latency per MCP tool call
 //	7  the state store's cost per request, and 50 parallel helpers
@@ -442,6 +442,7 @@ func tenThousandRules() {
 	rules := file("rules.toml", []byte(ours.String()))
 	cr := file("rules.codex", []byte(codexRules.String()))
 	req := file("exec.json", []byte(`{"tool":"shell","action":"exec","arguments":{"argv":["cmd9990","-a","x"]}}`))
+	decisionWithRules(rules, req)
 	const what = "one request against 10,000 prefix rules, whole process: `askperm check` vs Codex `execpolicy check`"
 	codex, _ := filepath.Glob(filepath.Join(*repo, ".ci/tools/node_modules/@openai/codex-linux-*/vendor/*/bin/codex"))
 	if len(codex) == 0 {
@@ -457,6 +458,22 @@ func tenThousandRules() {
 		return
 	}
 	add(row{what, ms(a), ms(c) + " (Codex)", ratio(a, c), "< 1× (faster)", yes(a < c)})
+}
+
+// decisionWithRules: a decision with a 10,000-rule file against the same
+// decision without rules (a canned answer), whole process, as every
+// helper that loads the file pays.
+func decisionWithRules(rules, req string) {
+	const what = "a decision with a 10,000-rule file vs without rules, whole process"
+	home := newHome()
+	a, n, err := pair(*runs,
+		timed(fixed([]string{*askperm, "--rules", rules, "--no-remember"}), env(home), fixed(req), `"allow"`),
+		timed(fixed([]string{*askperm, "--answer", "allow-once", "--no-remember"}), env(home), fixed(req), `"allow"`))
+	if err != nil {
+		skip(what, "failed: "+err.Error())
+		return
+	}
+	add(row{what, ms(a), ms(n) + " (no rules)", ratio(a, n), "< 3×", yes(a < 3*n)})
 }
 
 // stateStore: section 7.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -15,6 +16,26 @@ func BenchmarkParseExample(b *testing.B) {
 	for b.Loop() {
 		if _, err := Parse("example.toml", raw); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadDecide10000Rules: what a process with a 10,000-rule file
+// pays for one decision: reading the file, compiling it, deciding.
+func BenchmarkLoadDecide10000Rules(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rules.toml")
+	if err := os.WriteFile(path, tenThousand(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	r := req(b, `{"action":"exec","tool":"shell","dimensions":[{"name":"command","value":"cmd9990 -a x"}],"arguments":{"argv":["cmd9990","-a","x"]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Load("", []string{path})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Opinions(r)) != 1 {
+			b.Fatal("the rule did not match")
 		}
 	}
 }
