@@ -73,7 +73,7 @@ func rulesText(t *testing.T, text string) (*policy.Policy, error) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return policy.Load("", []string{path})
+	return policy.Load("", []string{path}, "")
 }
 
 // decideRaw decides the request raw, already read (as an adapter hands

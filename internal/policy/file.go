@@ -24,27 +24,27 @@ type fileTOML struct {
 }
 
 type ruleTOML struct {
-	Name          string            `toml:"name"`
-	Decision      string            `toml:"decision"`
-	Message       string            `toml:"message"`
-	Justification string            `toml:"justification"`
-	Tool          *string           `toml:"tool"`
-	Server        *string           `toml:"server"`
-	Source        *string           `toml:"source"`
-	Action        *string           `toml:"action"`
-	Dimensions    map[string]string `toml:"dimensions"`
-	When          []predicateTOML   `toml:"when"`
-	Match         []map[string]any  `toml:"match"`
-	NotMatch      []map[string]any  `toml:"not_match"`
-	MatchAll      bool              `toml:"match_all"`
+	Name          string            `toml:"name" json:",omitempty"`
+	Decision      string            `toml:"decision" json:",omitempty"`
+	Message       string            `toml:"message" json:",omitempty"`
+	Justification string            `toml:"justification" json:",omitempty"`
+	Tool          *string           `toml:"tool" json:",omitempty"`
+	Server        *string           `toml:"server" json:",omitempty"`
+	Source        *string           `toml:"source" json:",omitempty"`
+	Action        *string           `toml:"action" json:",omitempty"`
+	Dimensions    map[string]string `toml:"dimensions" json:",omitempty"`
+	When          []predicateTOML   `toml:"when" json:",omitempty"`
+	Match         []map[string]any  `toml:"match" json:",omitempty"`
+	NotMatch      []map[string]any  `toml:"not_match" json:",omitempty"`
+	MatchAll      bool              `toml:"match_all" json:",omitempty"`
 }
 
 type predicateTOML struct {
-	Path   string  `toml:"path"`
-	Equals any     `toml:"equals"`
-	In     []any   `toml:"in"`
-	Regex  *string `toml:"regex"`
-	Exists *bool   `toml:"exists"`
+	Path   string  `toml:"path" json:",omitempty"`
+	Equals any     `toml:"equals" json:",omitempty"`
+	In     []any   `toml:"in"` // [] holds for nothing: not omitted
+	Regex  *string `toml:"regex" json:",omitempty"`
+	Exists *bool   `toml:"exists" json:",omitempty"`
 	Prefix []any   `toml:"prefix"`
 }
 
@@ -112,7 +112,7 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 	if err := decodeRules(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := &Policy{}
+	p := &Policy{written: &cached{Verbs: f.Verbs, Annotations: f.Annotations}}
 	var examples [][]example
 	for i, rt := range f.Rules {
 		r, exs, err := c.rule(name, i+1, rt)
@@ -120,6 +120,7 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 			return nil, err
 		}
 		p.rules = append(p.rules, r)
+		p.written.Rules = append(p.written.Rules, cachedRule{File: name, N: i + 1, rt: rt})
 		examples = append(examples, exs)
 	}
 	if f.Verbs != nil {

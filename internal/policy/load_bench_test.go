@@ -30,9 +30,33 @@ func BenchmarkLoadDecide10000Rules(b *testing.B) {
 	r := req(b, `{"action":"exec","tool":"shell","dimensions":[{"name":"command","value":"cmd9990 -a x"}],"arguments":{"argv":["cmd9990","-a","x"]}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := Load("", []string{path})
+		p, err := Load("", []string{path}, "")
 		if err != nil {
 			b.Fatal(err)
+		}
+		if len(p.Opinions(r)) != 1 {
+			b.Fatal("the rule did not match")
+		}
+	}
+}
+
+// BenchmarkLoadDecide10000RulesCached: the same from the file's compiled
+// cache, as every process but the first pays.
+func BenchmarkLoadDecide10000RulesCached(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "rules.toml")
+	if err := os.WriteFile(path, tenThousand(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := Load("", []string{path}, dir); err != nil {
+		b.Fatal(err)
+	}
+	r := req(b, `{"action":"exec","tool":"shell","dimensions":[{"name":"command","value":"cmd9990 -a x"}],"arguments":{"argv":["cmd9990","-a","x"]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Load("", []string{path}, dir)
+		if err != nil || p.lazy == nil {
+			b.Fatal("not from the cache", err)
 		}
 		if len(p.Opinions(r)) != 1 {
 			b.Fatal("the rule did not match")

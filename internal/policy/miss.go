@@ -21,7 +21,8 @@ type Miss struct {
 func (p *Policy) Misses(req *decision.Request) []Miss {
 	var out []Miss
 	args := newLazyArgs(req)
-	for _, r := range p.rules {
+	for i := range p.rules {
+		r := p.rule(i)
 		if v, _ := r.opinion(req, args); v != Abstain {
 			continue
 		}

@@ -1,9 +1,11 @@
 package policy
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/jsonnames"
@@ -20,18 +22,25 @@ type Policy struct {
 	annotations     []annotation
 	annotationsFile string
 	index           *index // built once every file is added
+	// lazy compiles rules[i] (nil until then) for a policy from a cache.
+	lazy *lazyRules
+	// written is the files as written, for a cache of p; nil for a
+	// policy from a cache.
+	written *cached
 }
 
 // Load reads the user's rules file (optional: "" or missing is none) and
 // every named one (required), all user files, and combines them. At most
-// one file may set [verbs], and one [[annotations]].
-func Load(user string, named []string) (*Policy, error) {
-	p := &Policy{}
-	c := newCompiler()
+// one file may set [verbs], and one [[annotations]]. With cacheDir (""
+// none), the compiled cache there of these very files is used when it
+// can be, and written when it cannot.
+func Load(user string, named []string, cacheDir string) (*Policy, error) {
 	files := named
 	if user != "" {
 		files = append([]string{user}, named...)
 	}
+	var paths []string
+	var contents [][]byte
 	for i, path := range files {
 		b, err := userfile.Read(path)
 		if i == 0 && user != "" && errors.Is(err, fs.ErrNotExist) {
@@ -40,7 +49,22 @@ func Load(user string, named []string) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := parseFile(c, path, b)
+		paths, contents = append(paths, path), append(contents, b)
+	}
+	var key [sha256.Size]byte
+	var cache string
+	if cacheDir != "" && len(paths) > 0 {
+		var name string
+		key, name = cacheKey(paths, contents)
+		cache = filepath.Join(cacheDir, name)
+		if p := readCache(cache, key); p != nil {
+			return p, nil
+		}
+	}
+	p := &Policy{written: &cached{}}
+	c := newCompiler()
+	for i, path := range paths {
+		f, err := parseFile(c, path, contents[i])
 		if err != nil {
 			return nil, err
 		}
@@ -49,22 +73,28 @@ func Load(user string, named []string) (*Policy, error) {
 		}
 	}
 	p.buildIndex()
+	if cache != "" {
+		writeCache(cache, key, p)
+	}
 	return p, nil
 }
 
 func (p *Policy) add(f *Policy) error {
 	p.rules = append(p.rules, f.rules...)
+	p.written.Rules = append(p.written.Rules, f.written.Rules...)
 	if f.verbs != nil {
 		if p.verbs != nil {
 			return fmt.Errorf("%s: [verbs] is set already by %s: only one rules file may set it", f.verbsFile, p.verbsFile)
 		}
 		p.verbs, p.verbsFile = f.verbs, f.verbsFile
+		p.written.Verbs = f.written.Verbs
 	}
 	if f.annotations != nil {
 		if p.annotations != nil {
 			return fmt.Errorf("%s: [[annotations]] are set already by %s: only one rules file may set them", f.annotationsFile, p.annotationsFile)
 		}
 		p.annotations, p.annotationsFile = f.annotations, f.annotationsFile
+		p.written.Annotations = f.written.Annotations
 	}
 	return nil
 }
@@ -106,7 +136,7 @@ func (p *Policy) Opinions(req *decision.Request) []Opinion {
 		}
 	} else {
 		for _, i := range p.index.candidates(args) {
-			check(p.rules[i])
+			check(p.rule(int(i)))
 		}
 	}
 	if p.verbs != nil {

@@ -245,24 +245,24 @@ func TestLoad(t *testing.T) {
 	}
 	a := write("a.toml", "[[rule]]\nname = \"a\"\nmatch_all = true\n[verbs]\n", 0o600)
 	b := write("b.toml", "[[rule]]\nname = \"b\"\nmatch_all = true\ndecision = \"deny\"\n", 0o600)
-	p, err := Load(filepath.Join(dir, "missing-user-file.toml"), []string{a, b})
+	p, err := Load(filepath.Join(dir, "missing-user-file.toml"), []string{a, b}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := names(p.Opinions(req(t, `{"action":"x","tool":"read_x"}`))); got != "a:allow b:deny verbs.auto:allow" {
 		t.Errorf("load order: %q", got)
 	}
-	if _, err := Load("", []string{a, write("c.toml", "[verbs]\n", 0o600)}); err == nil || !strings.Contains(err.Error(), "[verbs] is set already by "+a) {
+	if _, err := Load("", []string{a, write("c.toml", "[verbs]\n", 0o600)}, ""); err == nil || !strings.Contains(err.Error(), "[verbs] is set already by "+a) {
 		t.Errorf("two [verbs]: %v", err)
 	}
-	if _, err := Load("", []string{write("w.toml", "", 0o666)}); err == nil || !strings.Contains(err.Error(), "writable") {
+	if _, err := Load("", []string{write("w.toml", "", 0o666)}, ""); err == nil || !strings.Contains(err.Error(), "writable") {
 		t.Errorf("world-writable: %v", err)
 	}
-	if _, err := Load("", []string{filepath.Join(dir, "none.toml")}); err == nil {
+	if _, err := Load("", []string{filepath.Join(dir, "none.toml")}, ""); err == nil {
 		t.Error("a missing named file was accepted")
 	}
 	user := write("user.toml", "[[rule]]\nname = \"u\"\nmatch_all = true\n", 0o600)
-	if p, err := Load(user, nil); err != nil || names(p.Opinions(req(t, `{"action":"x"}`))) != "u:allow" {
+	if p, err := Load(user, nil, ""); err != nil || names(p.Opinions(req(t, `{"action":"x"}`))) != "u:allow" {
 		t.Errorf("user file: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ func jsonValue(v any) (any, error) {
 			return nil, fmt.Errorf("%v is not a JSON number", v)
 		}
 		return json.Number(strconv.FormatFloat(v, 'g', -1, 64)), nil
-	case string, bool:
+	case string, bool, json.Number: // json.Number: from a compiled cache
 		return v, nil
 	case []any:
 		return jsonValues(v)

@@ -90,14 +90,9 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	pol, err := policy.Load(RulesPath(getenv), f.Rules)
-	if err != nil {
-		return Settings{}, fmt.Errorf("rules: %w", err)
-	}
 	// key is a value of the config file.
 	key := func(name, value string) from { return from{path + ": " + name, value} }
 	s := Settings{
-		Policy:      pol,
 		Answers:     canned,
 		Strict:      f.Strict,
 		SessionIdle: DefaultSessionIdle,
@@ -136,6 +131,12 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	if f.NoRemember || cfg.State.Remember != nil && !*cfg.State.Remember {
 		s.StateDir = ""
 	}
+	// The compiled cache of the rules files lives beside the state.
+	pol, perr := policy.Load(RulesPath(getenv), f.Rules, s.StateDir)
+	if perr != nil {
+		return Settings{}, fmt.Errorf("rules: %w", perr)
+	}
+	s.Policy = pol
 	return s, err
 }
 

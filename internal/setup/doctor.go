@@ -233,7 +233,7 @@ func (d Doctor) rules() Check {
 		c.Status, c.Detail = OK, "none (no HOME)"
 		return c
 	}
-	return loaded(c, path, func() error { _, err := policy.Load(path, nil); return err })
+	return loaded(c, path, func() error { _, err := policy.Load(path, nil, ""); return err })
 }
 
 // loaded is c for a user file at path that load reads.
