@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ const cacheVersion = 1
 type cached struct {
 	Version         int
 	Key             [sha256.Size]byte
-	Rules           []cachedRule
+	Rules           cachedRules
 	Verbs           *verbsTOML
 	VerbsFile       string
 	Annotations     []annotationTOML
@@ -40,13 +41,64 @@ type cached struct {
 	Rest            []int32
 }
 
-// cachedRule is one rule as written, as JSON, and where: its file and
-// its number there (a rule without a name is named by them). rt is the
-// rule as decoded, JSON once the cache is written.
-type cachedRule struct {
-	File string
-	N    int
-	JSON []byte
+// cachedRules are the rules as written, as JSON, one after another in
+// Blob (rule i ending at Ends[i]), and where: the files in load order,
+// each with the number of its first rule (a rule without a name is named
+// by its file and its number there). A few long slices decode fast.
+type cachedRules struct {
+	Files  []string
+	Firsts []int32
+	Blob   []byte
+	Ends   []uint32
+}
+
+// n is how many rules there are.
+func (cr *cachedRules) n() int { return len(cr.Ends) }
+
+// at is rule i's JSON, file and number in its file.
+func (cr *cachedRules) at(i int) ([]byte, string, int) {
+	start := uint32(0)
+	if i > 0 {
+		start = cr.Ends[i-1]
+	}
+	f := len(cr.Firsts) - 1
+	for cr.Firsts[f] > int32(i) {
+		f--
+	}
+	return cr.Blob[start:cr.Ends[i]], cr.Files[f], i - int(cr.Firsts[f]) + 1
+}
+
+// valid reports whether every rule lies in Blob and in a file.
+func (cr *cachedRules) valid() bool {
+	if len(cr.Files) != len(cr.Firsts) || len(cr.Files) == 0 || cr.Firsts[0] != 0 {
+		return false
+	}
+	for i := 1; i < len(cr.Firsts); i++ {
+		if cr.Firsts[i] < cr.Firsts[i-1] {
+			return false
+		}
+	}
+	prev := uint32(0)
+	for _, e := range cr.Ends {
+		if e < prev || e > uint32(len(cr.Blob)) {
+			return false
+		}
+		prev = e
+	}
+	return true
+}
+
+// written is what a cache of a policy holds of its files as decoded.
+type written struct {
+	rules       []writtenRule
+	verbs       *verbsTOML
+	annotations []annotationTOML
+}
+
+// writtenRule is one rule as decoded, for a cache.
+type writtenRule struct {
+	file string
+	n    int
 	rt   *ruleTOML
 }
 
@@ -99,8 +151,11 @@ func readCache(path string, key [sha256.Size]byte) *Policy {
 
 // policy is the policy of cf, its rules compiled on first use.
 func (cf *cached) policy() (*Policy, error) {
+	if !cf.Rules.valid() {
+		return nil, errors.New("rules out of place")
+	}
 	c := newCompiler()
-	p := &Policy{rules: make([]*Rule, len(cf.Rules)), lazy: &lazyRules{c: c, src: cf.Rules}, index: &index{rest: cf.Rest}}
+	p := &Policy{rules: make([]*Rule, cf.Rules.n()), lazy: &lazyRules{c: c, src: &cf.Rules}, index: &index{rest: cf.Rest}}
 	if cf.Verbs != nil {
 		v, err := compileVerbs(*cf.Verbs)
 		if err != nil {
@@ -126,7 +181,7 @@ func (cf *cached) policy() (*Policy, error) {
 	for _, h := range cf.Heads {
 		p.index.heads = append(p.index.heads, headRules{dim: h.Dim, rules: h.Rules, all: h.All})
 	}
-	n := int32(len(cf.Rules))
+	n := int32(cf.Rules.n())
 	for _, i := range p.index.all() {
 		if i < 0 || i >= n {
 			return nil, fmt.Errorf("rule %d of %d", i, n)
@@ -155,21 +210,24 @@ func (ix *index) all() []int32 {
 // writeCache writes the cache of p, loaded from the files of key, to
 // path; a failure only costs the next process a full load.
 func writeCache(path string, key [sha256.Size]byte, p *Policy) {
-	cf := *p.written
-	cf.Version, cf.Key, cf.Rest = cacheVersion, key, p.index.rest
-	cf.Rules = make([]cachedRule, len(p.written.Rules))
-	for i, cr := range p.written.Rules {
+	cf := cached{Version: cacheVersion, Key: key, Rest: p.index.rest, Verbs: p.written.verbs, Annotations: p.written.annotations,
+		VerbsFile: p.verbsFile, AnnotationsFile: p.annotationsFile}
+	for i, w := range p.written.rules {
+		if i == 0 || w.file != p.written.rules[i-1].file {
+			cf.Rules.Files = append(cf.Rules.Files, w.file)
+			cf.Rules.Firsts = append(cf.Rules.Firsts, int32(i))
+		}
 		// The examples were checked; a rule compiled from a cache needs
 		// none.
-		bare := *cr.rt
+		bare := *w.rt
 		bare.Match, bare.NotMatch = nil, nil
 		b, err := json.Marshal(&bare)
 		if err != nil {
 			return
 		}
-		cf.Rules[i] = cachedRule{File: cr.File, N: cr.N, JSON: b}
+		cf.Rules.Blob = append(cf.Rules.Blob, b...)
+		cf.Rules.Ends = append(cf.Rules.Ends, uint32(len(cf.Rules.Blob)))
 	}
-	cf.VerbsFile, cf.AnnotationsFile = p.verbsFile, p.annotationsFile
 	for _, k := range p.index.keyed {
 		cf.Keyed = append(cf.Keyed, cachedKeyed{Path: k.path.src, First: k.first, Rules: k.rules})
 	}
@@ -198,7 +256,7 @@ func writeCache(path string, key [sha256.Size]byte, p *Policy) {
 type lazyRules struct {
 	mu  sync.Mutex
 	c   *compiler
-	src []cachedRule
+	src *cachedRules
 }
 
 // rule is rule i of p, compiled.
@@ -209,7 +267,7 @@ func (p *Policy) rule(i int) *Rule {
 	p.lazy.mu.Lock()
 	defer p.lazy.mu.Unlock()
 	if p.rules[i] == nil {
-		p.rules[i] = p.lazy.compile(p.lazy.src[i])
+		p.rules[i] = p.lazy.compile(p.lazy.src.at(i))
 	}
 	return p.rules[i]
 }
@@ -217,18 +275,18 @@ func (p *Policy) rule(i int) *Rule {
 // compile compiles a cached rule. It compiled when the cache was built;
 // should it not now, it denies every request, so that a cache can only
 // ever decide more narrowly than its files.
-func (l *lazyRules) compile(cr cachedRule) *Rule {
+func (l *lazyRules) compile(text []byte, file string, n int) *Rule {
 	var rt ruleTOML
-	d := json.NewDecoder(bytes.NewReader(cr.JSON))
+	d := json.NewDecoder(bytes.NewReader(text))
 	d.UseNumber()
 	err := d.Decode(&rt)
 	var r *Rule
 	if err == nil {
-		r, _, err = l.c.rule(cr.File, cr.N, &rt)
+		r, _, err = l.c.rule(file, n, &rt)
 	}
 	if err != nil {
 		// A matcher of nothing matches every request.
-		return &Rule{Name: fmt.Sprintf("%s#%d", cr.File, cr.N), Verdict: Deny, Message: "the compiled rules cache is unusable: " + err.Error(), file: cr.File}
+		return &Rule{Name: fmt.Sprintf("%s#%d", file, n), Verdict: Deny, Message: "the compiled rules cache is unusable: " + err.Error(), file: file}
 	}
 	return r
 }

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"bytes"
+	"encoding/gob"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -187,6 +189,16 @@ func TestCacheUsedOnlyForItsFiles(t *testing.T) {
 		"garbage":    func() { os.WriteFile(cache, []byte("not a cache"), 0o600) },
 		"unsafe":     func() { os.WriteFile(cache, good, 0o600); os.Chmod(cache, 0o666) },
 		"not a file": func() { os.Remove(cache); os.Mkdir(cache, 0o700) },
+		"rules out of place": func() {
+			var cf cached
+			if err := gob.NewDecoder(bytes.NewReader(good)).Decode(&cf); err != nil {
+				t.Fatal(err)
+			}
+			cf.Rules.Ends[0] = 1 << 30
+			var b bytes.Buffer
+			gob.NewEncoder(&b).Encode(&cf)
+			os.WriteFile(cache, b.Bytes(), 0o600)
+		},
 		"forged": func() {
 			// A cache of another file under this one's name.
 			other := write("o.toml", "[[rule]]\nname = \"o\"\ntool = \"shell\"\n")
@@ -214,9 +226,14 @@ func TestCacheUsedOnlyForItsFiles(t *testing.T) {
 // A cached rule that does not compile now (a cache of another version's
 // making) denies every request rather than dropping out.
 func TestCacheRuleThatDoesNotCompileDenies(t *testing.T) {
-	l := &lazyRules{c: newCompiler(), src: []cachedRule{{File: "f.toml", N: 3, JSON: []byte(`{"Tool":"[","Decision":"allow"}`)}}}
-	p := &Policy{rules: make([]*Rule, 1), lazy: l, index: &index{rest: []int32{0}}}
-	if got := names(p.Opinions(req(t, `{"action":"exec","tool":"x"}`))); got != "f.toml#3:deny" {
+	good, bad := `{"Tool":"x"}`, `{"Tool":"[","Decision":"allow"}`
+	src := &cachedRules{Files: []string{"e.toml", "f.toml"}, Firsts: []int32{0, 1}, Blob: []byte(good + bad), Ends: []uint32{uint32(len(good)), uint32(len(good + bad))}}
+	if !src.valid() {
+		t.Fatal("not valid")
+	}
+	l := &lazyRules{c: newCompiler(), src: src}
+	p := &Policy{rules: make([]*Rule, 2), lazy: l, index: &index{rest: []int32{0, 1}}}
+	if got := names(p.Opinions(req(t, `{"action":"exec","tool":"x"}`))); got != "e.toml#1:allow f.toml#1:deny" {
 		t.Fatalf("got %q", got)
 	}
 }

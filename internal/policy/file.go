@@ -112,7 +112,7 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 	if err := decodeRules(b, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p := &Policy{written: &cached{Verbs: f.Verbs, Annotations: f.Annotations}}
+	p := &Policy{written: &written{verbs: f.Verbs, annotations: f.Annotations}}
 	var examples [][]example
 	for i, rt := range f.Rules {
 		r, exs, err := c.rule(name, i+1, rt)
@@ -120,7 +120,7 @@ func parseFile(c *compiler, name string, b []byte) (*Policy, error) {
 			return nil, err
 		}
 		p.rules = append(p.rules, r)
-		p.written.Rules = append(p.written.Rules, cachedRule{File: name, N: i + 1, rt: rt})
+		p.written.rules = append(p.written.rules, writtenRule{name, i + 1, rt})
 		examples = append(examples, exs)
 	}
 	if f.Verbs != nil {

@@ -26,7 +26,7 @@ type Policy struct {
 	lazy *lazyRules
 	// written is the files as written, for a cache of p; nil for a
 	// policy from a cache.
-	written *cached
+	written *written
 }
 
 // Load reads the user's rules file (optional: "" or missing is none) and
@@ -61,7 +61,7 @@ func Load(user string, named []string, cacheDir string) (*Policy, error) {
 			return p, nil
 		}
 	}
-	p := &Policy{written: &cached{}}
+	p := &Policy{written: &written{}}
 	c := newCompiler()
 	for i, path := range paths {
 		f, err := parseFile(c, path, contents[i])
@@ -81,20 +81,20 @@ func Load(user string, named []string, cacheDir string) (*Policy, error) {
 
 func (p *Policy) add(f *Policy) error {
 	p.rules = append(p.rules, f.rules...)
-	p.written.Rules = append(p.written.Rules, f.written.Rules...)
+	p.written.rules = append(p.written.rules, f.written.rules...)
 	if f.verbs != nil {
 		if p.verbs != nil {
 			return fmt.Errorf("%s: [verbs] is set already by %s: only one rules file may set it", f.verbsFile, p.verbsFile)
 		}
 		p.verbs, p.verbsFile = f.verbs, f.verbsFile
-		p.written.Verbs = f.written.Verbs
+		p.written.verbs = f.written.verbs
 	}
 	if f.annotations != nil {
 		if p.annotations != nil {
 			return fmt.Errorf("%s: [[annotations]] are set already by %s: only one rules file may set them", f.annotationsFile, p.annotationsFile)
 		}
 		p.annotations, p.annotationsFile = f.annotations, f.annotationsFile
-		p.written.Annotations = f.written.Annotations
+		p.written.annotations = f.written.annotations
 	}
 	return nil
 }

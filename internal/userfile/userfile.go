@@ -4,6 +4,7 @@
 package userfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -34,10 +35,13 @@ func Read(path string) ([]byte, error) {
 	if err := check(fi, os.Geteuid()); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
+	// Sized to the file: a big rules file (or its compiled cache) is read
+	// without growing the buffer many times over.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), MaxSize)+1))
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxSize+1)); err != nil {
 		return nil, err
 	}
+	b := buf.Bytes()
 	if len(b) > MaxSize {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, MaxSize)
 	}
