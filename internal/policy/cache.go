@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/askperm/askperm/internal/userfile"
@@ -25,7 +26,7 @@ import (
 // decides anything a full load would not.
 
 // cacheVersion changes whenever cached's form or its meaning does.
-const cacheVersion = 1
+const cacheVersion = 2
 
 // cached is a cache file's contents.
 type cached struct {
@@ -105,13 +106,55 @@ type writtenRule struct {
 type cachedKeyed struct {
 	Path  string
 	First bool
-	Rules map[string][]int32
+	Rules filed
 }
 
 type cachedHead struct {
 	Dim   string
-	Rules map[string][]int32
+	Rules filed
 	All   []int32
+}
+
+// filed is an index's map of strings to rule numbers as a few long
+// slices, which decode fast: key i is Keys[KeyEnds[i-1]:KeyEnds[i]], its
+// rules Nos[NoEnds[i-1]:NoEnds[i]].
+type filed struct {
+	Keys    string
+	KeyEnds []uint32
+	Nos     []int32
+	NoEnds  []uint32
+}
+
+func fileMap(m map[string][]int32) filed {
+	var f filed
+	var keys strings.Builder
+	for k, nos := range m {
+		keys.WriteString(k)
+		f.KeyEnds = append(f.KeyEnds, uint32(keys.Len()))
+		f.Nos = append(f.Nos, nos...)
+		f.NoEnds = append(f.NoEnds, uint32(len(f.Nos)))
+	}
+	f.Keys = keys.String()
+	return f
+}
+
+// unfile is f as a map, its keys and lists sharing f's memory; false
+// when f is not well formed.
+func (f filed) unfile() (map[string][]int32, bool) {
+	if len(f.KeyEnds) != len(f.NoEnds) {
+		return nil, false
+	}
+	m := make(map[string][]int32, len(f.KeyEnds))
+	var k, n uint32
+	for i, ke := range f.KeyEnds {
+		ne := f.NoEnds[i]
+		if ke < k || ke > uint32(len(f.Keys)) || ne < n || ne > uint32(len(f.Nos)) {
+			return nil, false
+		}
+		m[f.Keys[k:ke]] = f.Nos[n:ne:ne]
+		k, n = ke, ne
+	}
+	return m, true
 }
 
 // cacheKey is the digest of the files loaded, in order: their paths and
@@ -176,10 +219,18 @@ func (cf *cached) policy() (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.index.keyed = append(p.index.keyed, keyedRules{path: path, first: k.First, rules: k.Rules})
+		rules, ok := k.Rules.unfile()
+		if !ok {
+			return nil, errors.New("index out of place")
+		}
+		p.index.keyed = append(p.index.keyed, keyedRules{path: path, first: k.First, rules: rules})
 	}
 	for _, h := range cf.Heads {
-		p.index.heads = append(p.index.heads, headRules{dim: h.Dim, rules: h.Rules, all: h.All})
+		rules, ok := h.Rules.unfile()
+		if !ok {
+			return nil, errors.New("index out of place")
+		}
+		p.index.heads = append(p.index.heads, headRules{dim: h.Dim, rules: rules, all: h.All})
 	}
 	n := int32(cf.Rules.n())
 	for _, i := range p.index.all() {
@@ -229,10 +280,10 @@ func writeCache(path string, key [sha256.Size]byte, p *Policy) {
 		cf.Rules.Ends = append(cf.Rules.Ends, uint32(len(cf.Rules.Blob)))
 	}
 	for _, k := range p.index.keyed {
-		cf.Keyed = append(cf.Keyed, cachedKeyed{Path: k.path.src, First: k.first, Rules: k.rules})
+		cf.Keyed = append(cf.Keyed, cachedKeyed{Path: k.path.src, First: k.first, Rules: fileMap(k.rules)})
 	}
 	for _, h := range p.index.heads {
-		cf.Heads = append(cf.Heads, cachedHead{Dim: h.dim, Rules: h.rules, All: h.all})
+		cf.Heads = append(cf.Heads, cachedHead{Dim: h.dim, Rules: fileMap(h.rules), All: h.all})
 	}
 	var b bytes.Buffer
 	dir := filepath.Dir(path)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -184,21 +185,25 @@ func TestCacheUsedOnlyForItsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	remake := func(change func(*cached)) {
+		var cf cached
+		if err := gob.NewDecoder(bytes.NewReader(good)).Decode(&cf); err != nil {
+			t.Fatal(err)
+		}
+		change(&cf)
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(&cf); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(cache, b.Bytes(), 0o600)
+	}
 	for what, mangle := range map[string]func(){
-		"corrupt":    func() { os.WriteFile(cache, good[:len(good)/2], 0o600) },
-		"garbage":    func() { os.WriteFile(cache, []byte("not a cache"), 0o600) },
-		"unsafe":     func() { os.WriteFile(cache, good, 0o600); os.Chmod(cache, 0o666) },
-		"not a file": func() { os.Remove(cache); os.Mkdir(cache, 0o700) },
-		"rules out of place": func() {
-			var cf cached
-			if err := gob.NewDecoder(bytes.NewReader(good)).Decode(&cf); err != nil {
-				t.Fatal(err)
-			}
-			cf.Rules.Ends[0] = 1 << 30
-			var b bytes.Buffer
-			gob.NewEncoder(&b).Encode(&cf)
-			os.WriteFile(cache, b.Bytes(), 0o600)
-		},
+		"corrupt":            func() { os.WriteFile(cache, good[:len(good)/2], 0o600) },
+		"garbage":            func() { os.WriteFile(cache, []byte("not a cache"), 0o600) },
+		"unsafe":             func() { os.WriteFile(cache, good, 0o600); os.Chmod(cache, 0o666) },
+		"not a file":         func() { os.Remove(cache); os.Mkdir(cache, 0o700) },
+		"rules out of place": func() { remake(func(cf *cached) { cf.Rules.Ends[0] = 1 << 30 }) },
+		"index out of place": func() { remake(func(cf *cached) { cf.Rest[0] = 1 }) },
 		"forged": func() {
 			// A cache of another file under this one's name.
 			other := write("o.toml", "[[rule]]\nname = \"o\"\ntool = \"shell\"\n")
@@ -235,5 +240,29 @@ func TestCacheRuleThatDoesNotCompileDenies(t *testing.T) {
 	p := &Policy{rules: make([]*Rule, 2), lazy: l, index: &index{rest: []int32{0, 1}}}
 	if got := names(p.Opinions(req(t, `{"action":"exec","tool":"x"}`))); got != "e.toml#1:allow f.toml#1:deny" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// An index's map survives the cache, and one out of place is refused.
+func TestCacheFiledMap(t *testing.T) {
+	m := map[string][]int32{"git": {1, 5}, "": {2}, "ls": nil, "rm": {0, 3, 4}}
+	got, ok := fileMap(m).unfile()
+	if !ok || len(got) != len(m) {
+		t.Fatalf("got %v", got)
+	}
+	for k, v := range m {
+		if !slices.Equal(got[k], v) {
+			t.Errorf("%q: %v, not %v", k, got[k], v)
+		}
+	}
+	for _, f := range []filed{
+		{Keys: "ab", KeyEnds: []uint32{3}, Nos: []int32{1}, NoEnds: []uint32{1}},
+		{Keys: "ab", KeyEnds: []uint32{1}, Nos: []int32{1}, NoEnds: []uint32{2}},
+		{Keys: "ab", KeyEnds: []uint32{2, 1}, Nos: []int32{1}, NoEnds: []uint32{1, 1}},
+		{Keys: "ab", KeyEnds: []uint32{1}, Nos: []int32{1}, NoEnds: nil},
+	} {
+		if _, ok := f.unfile(); ok {
+			t.Errorf("%+v: taken", f)
+		}
 	}
 }
