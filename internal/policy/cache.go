@@ -26,14 +26,14 @@ import (
 // decides anything a full load would not.
 
 // cacheVersion changes whenever cached's form or its meaning does.
-const cacheVersion = 2
+const cacheVersion = 3
 
 // cached is a cache file's contents.
 type cached struct {
 	Version         int
 	Key             [sha256.Size]byte
 	Rules           cachedRules
-	Verbs           *verbsTOML
+	Verbs           []byte // JSON, nil: none; gob would take a list given empty for one left out
 	VerbsFile       string
 	Annotations     []annotationTOML
 	AnnotationsFile string
@@ -200,7 +200,11 @@ func (cf *cached) policy() (*Policy, error) {
 	c := newCompiler()
 	p := &Policy{rules: make([]*Rule, cf.Rules.n()), lazy: &lazyRules{c: c, src: &cf.Rules}, index: &index{rest: cf.Rest}}
 	if cf.Verbs != nil {
-		v, err := compileVerbs(*cf.Verbs)
+		var vt verbsTOML
+		if err := json.Unmarshal(cf.Verbs, &vt); err != nil {
+			return nil, err
+		}
+		v, err := compileVerbs(vt)
 		if err != nil {
 			return nil, err
 		}
@@ -261,8 +265,15 @@ func (ix *index) all() []int32 {
 // writeCache writes the cache of p, loaded from the files of key, to
 // path; a failure only costs the next process a full load.
 func writeCache(path string, key [sha256.Size]byte, p *Policy) {
-	cf := cached{Version: cacheVersion, Key: key, Rest: p.index.rest, Verbs: p.written.verbs, Annotations: p.written.annotations,
+	cf := cached{Version: cacheVersion, Key: key, Rest: p.index.rest, Annotations: p.written.annotations,
 		VerbsFile: p.verbsFile, AnnotationsFile: p.annotationsFile}
+	if p.written.verbs != nil {
+		b, err := json.Marshal(p.written.verbs)
+		if err != nil {
+			return
+		}
+		cf.Verbs = b
+	}
 	for i, w := range p.written.rules {
 		if i == 0 || w.file != p.written.rules[i-1].file {
 			cf.Rules.Files = append(cf.Rules.Files, w.file)

@@ -62,7 +62,8 @@ func genRules(r *rand.Rand, n int) string {
 		}
 	}
 	if r.IntN(2) == 0 {
-		b.WriteString("[verbs]\nbulk_limit = 3\n")
+		// A list given empty is not one left out (its default).
+		b.WriteString([]string{"[verbs]\nbulk_limit = 3\n", "[verbs]\nauto = []\nrequire = [\"exec\"]\n"}[r.IntN(2)])
 	}
 	if r.IntN(2) == 0 {
 		b.WriteString("[[annotations]]\ntool = \"Bash\"\nmode = \"writes\"\n")
@@ -79,8 +80,8 @@ func genRequest(r *rand.Rand) string {
 	if r.IntN(8) == 0 {
 		args = `[1]`
 	}
-	return fmt.Sprintf(`{"action":"exec","tool":%q,"dimensions":[{"name":"command","value":"%s %s"}],"arguments":%s}`,
-		[]string{"shell", "Bash", "sh"}[r.IntN(3)], words[r.IntN(len(words))], words[r.IntN(len(words))], args)
+	return fmt.Sprintf(`{"action":%q,"tool":%q,"dimensions":[{"name":"command","value":"%s %s"}],"arguments":%s}`,
+		[]string{"exec", "read", "delete", "create"}[r.IntN(4)], []string{"shell", "Bash", "sh", "read_file", "delete_records"}[r.IntN(5)], words[r.IntN(len(words))], words[r.IntN(len(words))], args)
 }
 
 // A policy from the compiled cache decides as the files it was built from
