@@ -267,3 +267,15 @@ func TestCacheFiledMap(t *testing.T) {
 		}
 	}
 }
+
+// Files the user does not own (root's) are never decided from a cache in
+// the user's state.
+func TestCacheOnlyForFilesTheUserOwns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.toml")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !ownAll([]string{path}, os.Geteuid()) || ownAll([]string{path}, os.Geteuid()+1) || ownAll([]string{path + "x"}, os.Geteuid()) {
+		t.Fatal("ownAll")
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/jsonnames"
@@ -33,7 +35,7 @@ type Policy struct {
 // every named one (required), all user files, and combines them. At most
 // one file may set [verbs], and one [[annotations]]. With cacheDir (""
 // none), the compiled cache there of these very files is used when it
-// can be, and written when it cannot.
+// can be, and written when it cannot; only for files the user owns.
 func Load(user string, named []string, cacheDir string) (*Policy, error) {
 	files := named
 	if user != "" {
@@ -53,7 +55,7 @@ func Load(user string, named []string, cacheDir string) (*Policy, error) {
 	}
 	var key [sha256.Size]byte
 	var cache string
-	if cacheDir != "" && len(paths) > 0 {
+	if cacheDir != "" && len(paths) > 0 && ownAll(paths, os.Geteuid()) {
 		var name string
 		key, name = cacheKey(paths, contents)
 		cache = filepath.Join(cacheDir, name)
@@ -77,6 +79,23 @@ func Load(user string, named []string, cacheDir string) (*Policy, error) {
 		writeCache(cache, key, p)
 	}
 	return p, nil
+}
+
+// ownAll reports whether the user euid owns every file of paths. The
+// cache lives in the user's state, which the user's programs may write:
+// a file another (root) keeps from them must not be decided from it.
+func ownAll(paths []string, euid int) bool {
+	for _, path := range paths {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return false
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || int(st.Uid) != euid {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Policy) add(f *Policy) error {
