@@ -281,7 +281,10 @@ func (tx *Tx) Remember(r Rule) (_ Rule, err error) {
 	if err != nil {
 		return r, err
 	}
-	return r, tx.put(b, ruleKey(id), v)
+	if err := tx.put(b, ruleKey(id), v); err != nil {
+		return r, err
+	}
+	return r, tx.put(tx.bucket(ruleIndexBucket), r.entry(), nil)
 }
 
 // Match is a rule that decides a request, or, Maybe, a deny that cannot
@@ -296,15 +299,26 @@ type Match struct {
 	Commands []match.Part
 }
 
-// Covering returns the rules that decide req at now; in a read-write
-// transaction it prunes expired ones.
-func (tx *Tx) Covering(req *decision.Request, now time.Time) ([]Match, error) {
-	rules, err := tx.Rules(now)
+// Covering returns the rules that decide req at now, oldest first,
+// reading only the candidates the rule index gives; in a read-write
+// transaction it prunes the expired ones among them.
+func (tx *Tx) Covering(req *decision.Request, now time.Time) (_ []Match, err error) {
+	defer guard(&err)
+	lines := &readings{req: req}
+	keys, err := tx.candidates(req, lines)
 	if err != nil {
 		return nil, err
 	}
+	rules, err := tx.read(keys, now)
+	if err != nil {
+		return nil, err
+	}
+	return matching(rules, req, now, lines), nil
+}
+
+// matching are the Matches of those of rules that decide req at now.
+func matching(rules []Rule, req *decision.Request, now time.Time, lines *readings) []Match {
 	var out []Match
-	lines := &readings{req: req}
 	for _, r := range rules {
 		c, part := r.covers(req, now, lines)
 		if c == shell.Not {
@@ -319,7 +333,7 @@ func (tx *Tx) Covering(req *decision.Request, now time.Time) ([]Match, error) {
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	return out
 }
 
 // Rules returns every rule in force at now, oldest first. Expired rules
@@ -338,32 +352,84 @@ func (tx *Tx) Rules(now time.Time) (rules []Rule, err error) {
 	defer guard(&err)
 	b := tx.bucket(rulesBucket)
 	expired, err := keysWhere(b, func(k, v []byte) (bool, error) {
-		var r Rule
-		if err := json.Unmarshal(v, &r); err != nil {
-			return false, fmt.Errorf("%w: rule %x: %v", ErrCorrupt, k, err)
-		}
-		if r.Expired(now) {
-			return true, nil
-		}
-		if r.Origin == "" {
-			r.Origin = OriginUnknown
+		r, err := decodeRule(k, v)
+		if err != nil || r.Expired(now) {
+			return err == nil, err
 		}
 		rules = append(rules, r)
 		return false, nil
 	})
-	if err != nil || !tx.tx.Writable() {
+	if err != nil {
 		return rules, err
 	}
-	return rules, tx.del(b, expired...)
+	return rules, tx.prune(expired)
+}
+
+// read decodes the rules of keys in force at now; in a read-write tx it
+// prunes the expired ones.
+func (tx *Tx) read(keys [][]byte, now time.Time) ([]Rule, error) {
+	b := tx.bucket(rulesBucket)
+	var rules []Rule
+	var expired [][]byte
+	for _, k := range keys {
+		v := b.Get(k)
+		if v == nil {
+			continue
+		}
+		r, err := decodeRule(k, v)
+		switch {
+		case err != nil:
+			return nil, err
+		case r.Expired(now):
+			expired = append(expired, slices.Clone(k))
+		default:
+			rules = append(rules, r)
+		}
+	}
+	return rules, tx.prune(expired)
+}
+
+// decodeRule is the rule stored under k as v.
+func decodeRule(k, v []byte) (Rule, error) {
+	var r Rule
+	if err := json.Unmarshal(v, &r); err != nil {
+		return r, fmt.Errorf("%w: rule %x: %v", ErrCorrupt, k, err)
+	}
+	if r.Origin == "" {
+		r.Origin = OriginUnknown
+	}
+	return r, nil
+}
+
+// prune removes the rules of keys and their index entries, in a
+// read-write tx only.
+func (tx *Tx) prune(keys [][]byte) error {
+	if !tx.tx.Writable() || len(keys) == 0 {
+		return nil
+	}
+	tx.dirty = true
+	return removeRules(tx.tx, keys)
+}
+
+// removeRules removes the rules of keys and their index entries.
+func removeRules(btx *bolt.Tx, keys [][]byte) error {
+	b, idx := btx.Bucket(rulesBucket), btx.Bucket(ruleIndexBucket)
+	for _, k := range keys {
+		if v := b.Get(k); v != nil {
+			if err := unindexRule(idx, k, v); err != nil {
+				return err
+			}
+		}
+	}
+	return deleteKeys(b, keys)
 }
 
 // Forget removes the rule with id; false when there is none.
 func (s *Store) Forget(id uint64) (bool, error) {
 	found := false
 	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(rulesBucket)
-		found = b.Get(ruleKey(id)) != nil
-		return b.Delete(ruleKey(id))
+		found = tx.Bucket(rulesBucket).Get(ruleKey(id)) != nil
+		return removeRules(tx, [][]byte{ruleKey(id)})
 	})
 	return found && err == nil, err
 }
@@ -375,7 +441,7 @@ func (s *Store) ForgetAll() (int, error) {
 		// Key by key, so that IDs are never given again.
 		keys, err := keysWhere(tx.Bucket(rulesBucket), func(_, _ []byte) (bool, error) { return true, nil })
 		n = len(keys)
-		return cmpErr(err, deleteKeys(tx.Bucket(rulesBucket), keys))
+		return cmpErr(err, removeRules(tx, keys))
 	})
 	return n, err
 }

@@ -84,6 +84,10 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		db.Close()
 		return nil, moveAside(path, err)
 	}
+	if err := s.ensureRuleIndex(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
