@@ -20,7 +20,8 @@ import (
 //	'r' server tool source action workdir dimension class literal id
 //
 // each field but the last length-prefixed (so that no key is a prefix of
-// another's field) and the rule's ID last, with no value. Workdir is the
+// another's field; the literal's length fixed-width) and the rule's ID
+// last, with no value. Workdir is the
 // rule's workdir class: "n" none, "a" all, "s"+path form selected. The
 // class says how the literal is met: exact (the value), prefix (a byte
 // prefix of it), words (its first word), or unindexed (every request of
@@ -62,10 +63,16 @@ func indexHead(server, tool, source, action, workdir string) []byte {
 }
 
 // slot is the key prefix of the rules filed under one dimension, class
-// and literal within head.
+// and literal within head. The literal's length is fixed-width, so that a
+// class's literals sort by length: a look-up of a value's prefixes seeks
+// only the lengths filed (prefixes).
 func slot(head []byte, dim string, class byte, literal string) []byte {
+	return append(lengthSlot(head, dim, class, len(literal)), literal...)
+}
+
+func lengthSlot(head []byte, dim string, class byte, n int) []byte {
 	b := appendField(slices.Clone(head), dim)
-	return appendField(append(b, class), literal)
+	return binary.BigEndian.AppendUint32(append(b, class), uint32(n))
 }
 
 // entry is the index key of r.
@@ -200,12 +207,29 @@ func (tx *Tx) candidates(req *decision.Request, lines *readings) ([][]byte, erro
 				if w := firstWord(t); w != "" {
 					scan(slot(head, d.Name, classWords, w))
 				}
-				for n := 0; n <= len(t); n++ {
-					scan(slot(head, d.Name, classPrefix, t[:n]))
-				}
+				prefixes(c, head, d.Name, t, scan)
 			}
 		}
 	}
 	slices.SortFunc(ids, bytes.Compare)
 	return slices.CompactFunc(ids, bytes.Equal), nil
+}
+
+// prefixes scans, with c, the prefix slots of head's dimension dim for
+// each prefix of t whose length some rule is filed under.
+func prefixes(c *bolt.Cursor, head []byte, dim, t string, scan func([]byte)) {
+	class := lengthSlot(head, dim, classPrefix, 0)
+	class = class[:len(class)-4]
+	for n := 0; n <= len(t); n++ {
+		k, _ := c.Seek(lengthSlot(head, dim, classPrefix, n))
+		if k == nil || !bytes.HasPrefix(k, class) || len(k) < len(class)+4 {
+			return
+		}
+		m := int(binary.BigEndian.Uint32(k[len(class):]))
+		if m > len(t) {
+			return
+		}
+		scan(slot(head, dim, classPrefix, t[:m]))
+		n = m
+	}
 }

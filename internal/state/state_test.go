@@ -16,7 +16,7 @@ import (
 	"github.com/askperm/askperm/decision"
 )
 
-func open(t *testing.T, dir string) *Store {
+func open(t testing.TB, dir string) *Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
