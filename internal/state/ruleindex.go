@@ -123,13 +123,14 @@ func firstWord(s string) string {
 	return ""
 }
 
-// indexRule files r (read from v, its stored form) in b.
-func indexRule(b *bolt.Bucket, k, v []byte) error {
+// indexKey is the index key of the rule stored under k as v: its entry,
+// or a corrupt mark when v cannot be read.
+func indexKey(k, v []byte) []byte {
 	var r Rule
 	if err := json.Unmarshal(v, &r); err != nil {
-		return b.Put(append([]byte{corruptPrefix}, k...), nil)
+		return append([]byte{corruptPrefix}, k...)
 	}
-	return b.Put(r.entry(), nil)
+	return r.entry()
 }
 
 // unindexRule removes r's entry (and a corrupt mark of k) from b.
@@ -164,8 +165,21 @@ func (s *Store) ensureRuleIndex() error {
 		if err != nil {
 			return err
 		}
-		if err := tx.Bucket(rulesBucket).ForEach(func(k, v []byte) error { return indexRule(b, k, v) }); err != nil {
+		var keys [][]byte
+		if err := tx.Bucket(rulesBucket).ForEach(func(k, v []byte) error {
+			keys = append(keys, indexKey(k, v))
+			return nil
+		}); err != nil {
 			return err
+		}
+		// In key order, a bbolt node grows at its end: a store of many
+		// rules is indexed in linear time, in full pages.
+		slices.SortFunc(keys, bytes.Compare)
+		b.FillPercent = 1
+		for _, k := range keys {
+			if err := b.Put(k, nil); err != nil {
+				return err
+			}
 		}
 		return b.Put(ruleIndexVersionKey, []byte(ruleIndexVersion))
 	})
