@@ -240,3 +240,36 @@ func TestRuleIndexBuiltOnOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// EachRule gives what Rules returns, and prunes the expired rules as it
+// does.
+func TestEachRuleAgreesWithRules(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	r := rand.New(rand.NewPCG(3, 22))
+	st := open(t, t.TempDir())
+	if err := st.Do(func(tx *Tx) error {
+		for range 200 {
+			if _, err := tx.Remember(genRule(r, now)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var each []Rule
+	if err := st.EachRule(now, func(r Rule) error { each = append(each, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var kept []Rule // the expired ones too, if any were left
+	if err := st.View(func(tx *Tx) (err error) { kept, err = tx.Rules(now.Add(-time.Hour)); return err }); err != nil {
+		t.Fatal(err)
+	}
+	want, err := st.Rules(now)
+	if err != nil || len(want) == 0 || !reflect.DeepEqual(each, want) || !reflect.DeepEqual(kept, want) {
+		t.Fatalf("EachRule gives %d rules, Rules %d (%v); %d stored after", len(each), len(want), err, len(kept))
+	}
+	if err := indexAgrees(st, r, now, 100); err != nil {
+		t.Fatal(err)
+	}
+}

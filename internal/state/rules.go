@@ -448,3 +448,28 @@ func (s *Store) ForgetAll() (int, error) {
 
 // ruleKey orders rules by ID.
 func ruleKey(id uint64) []byte { return binary.BigEndian.AppendUint64(nil, id) }
+
+// EachRule gives fn each rule in force at now, oldest first, as it reads
+// them, one decoded at a time: a listing's memory does not grow with the
+// rules. Then it removes the expired ones it passed over.
+func (s *Store) EachRule(now time.Time, fn func(Rule) error) error {
+	var expired [][]byte
+	err := s.View(func(tx *Tx) (err error) {
+		defer guard(&err)
+		return tx.bucket(rulesBucket).ForEach(func(k, v []byte) error {
+			r, err := decodeRule(k, v)
+			switch {
+			case err != nil:
+				return err
+			case r.Expired(now):
+				expired = append(expired, slices.Clone(k))
+				return nil
+			}
+			return fn(r)
+		})
+	})
+	if err != nil || len(expired) == 0 {
+		return err
+	}
+	return s.update(func(btx *bolt.Tx) error { return removeRules(btx, expired) })
+}
