@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -81,7 +81,9 @@ func newRules(s streams) *cobra.Command {
 	c := &cobra.Command{Use: "rules", Short: "List or forget remembered always-rules"}
 	o.register(c)
 	list := listCommand(s, o, "List the remembered always-rules in force",
-		func(st *state.Store, _ settings.Settings) ([]state.Rule, error) { return st.Rules(time.Now()) }, writeRules)
+		func(st *state.Store, _ settings.Settings, yield func(state.Rule) error) error {
+			return st.EachRule(time.Now(), yield)
+		}, rulesHeading, ruleRow)
 	forget := &cobra.Command{
 		Use:   "forget ID | --all",
 		Short: "Forget one remembered rule, or all",
@@ -183,10 +185,11 @@ func newSession(s streams) *cobra.Command {
 	return c
 }
 
-// listCommand is the list subcommand of a memory: what fetch finds, as
-// one JSON array with --json, else as table writes it.
+// listCommand is the list subcommand of a memory: what each finds, as
+// one JSON array with --json, else as a table of header and row, each
+// item written as it is found, the output buffered.
 func listCommand[T any](s streams, o *memoryOptions, short string,
-	fetch func(*state.Store, settings.Settings) ([]T, error), table func(io.Writer, []T) error) *cobra.Command {
+	each func(*state.Store, settings.Settings, func(T) error) error, heading []string, row func(T) []string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: short,
@@ -197,14 +200,19 @@ func listCommand[T any](s streams, o *memoryOptions, short string,
 				return err
 			}
 			defer st.Close()
-			items, err := fetch(st, set)
-			if err != nil {
+			items := func(yield func(T) error) error { return each(st, set, yield) }
+			out := bufio.NewWriterSize(s.decision, 64<<10)
+			if o.json {
+				err = writeJSONArray(out, items)
+			} else {
+				err = streamTable(out, heading, func(_ bool, emit func([]string) error) error {
+					return items(func(it T) error { return emit(row(it)) })
+				})
+			}
+			if err = errors.Join(err, out.Flush()); err != nil {
 				return &exitError{code: exitInternal, err: err}
 			}
-			if o.json {
-				return writeJSON(s.decision, items)
-			}
-			return table(s.decision, items)
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&o.json, "json", false, "one JSON array")
@@ -262,43 +270,28 @@ func recorded(q string) string {
 	return form.Line(q)
 }
 
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if string(b) == "null" {
-		b = []byte("[]")
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
+var rulesHeading = []string{"ID", "DECISION", "SERVER", "TOOL", "ACTION", "SCOPES", "WORKDIR", "GRANTS", "EXPIRES", "ORIGIN"}
 
-// writeRules lists rules as a table; request text in them is rendered safe.
-func writeRules(out io.Writer, rules []state.Rule) error {
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tDECISION\tSERVER\tTOOL\tACTION\tSCOPES\tWORKDIR\tGRANTS\tEXPIRES\tORIGIN")
-	for _, r := range rules {
-		var scopes []string
-		for _, d := range r.Dimensions {
-			scopes = append(scopes, form.Line(d.Name)+"="+string(d.Kind)+":"+form.Line(d.Match))
-		}
-		workdir := r.WorkdirScope
-		if r.Workdir != "" {
-			workdir = form.Line(r.Workdir)
-		}
-		grants := make([]string, len(r.Grants))
-		for i, g := range r.Grants {
-			grants[i] = form.Line(g)
-		}
-		expires := "never"
-		if r.Expires != 0 {
-			expires = time.Unix(r.Expires, 0).Format(time.DateTime)
-		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Decision, dash(form.Line(r.Server)), dash(form.Line(r.Tool)),
-			form.Line(r.Action), dash(strings.Join(scopes, " ")), dash(workdir), dash(strings.Join(grants, ",")), expires, originText(r.Origin))
+// ruleRow is r's row of rules list; request text in it is rendered safe.
+func ruleRow(r state.Rule) []string {
+	var scopes []string
+	for _, d := range r.Dimensions {
+		scopes = append(scopes, form.Line(d.Name)+"="+string(d.Kind)+":"+form.Line(d.Match))
 	}
-	return w.Flush()
+	workdir := r.WorkdirScope
+	if r.Workdir != "" {
+		workdir = form.Line(r.Workdir)
+	}
+	grants := make([]string, len(r.Grants))
+	for i, g := range r.Grants {
+		grants[i] = form.Line(g)
+	}
+	expires := "never"
+	if r.Expires != 0 {
+		expires = time.Unix(r.Expires, 0).Format(time.DateTime)
+	}
+	return []string{strconv.FormatUint(r.ID, 10), string(r.Decision), dash(form.Line(r.Server)), dash(form.Line(r.Tool)),
+		form.Line(r.Action), dash(strings.Join(scopes, " ")), dash(workdir), dash(strings.Join(grants, ",")), expires, originText(r.Origin)}
 }
 
 // originText says who gave a rule: a person in a frontend, or a canned

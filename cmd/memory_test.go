@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -100,11 +101,25 @@ func TestWriteSessionsSameAsBefore(t *testing.T) {
 		if err := writeJSONArray(&got, each(approvals)); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeJSON(&want, approvals); err != nil {
+		if err := oldWriteJSON(&want, approvals); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
 			t.Fatalf("seed %d json: %s, want %s", seed, got.String(), want.String())
 		}
 	}
+}
+
+// oldWriteJSON is how a list was written as JSON before it streamed: the
+// slice marshalled whole, an empty one as [].
+func oldWriteJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if string(b) == "null" {
+		b = []byte("[]")
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
