@@ -39,6 +39,12 @@ const ruleIndexVersion = "1"
 
 var ruleIndexVersionKey = []byte("version")
 
+// ruleIndexSequenceKey holds the rules bucket's sequence the index was
+// last kept at: a rule remembered by a release that kept no index moved
+// it on, and the store is re-indexed when next opened (a deny missing from
+// the index would go unseen).
+var ruleIndexSequenceKey = []byte("sequence")
+
 const (
 	classUnindexed = 'u'
 	classExact     = 'e'
@@ -150,7 +156,8 @@ func (s *Store) ensureRuleIndex() error {
 	current := false
 	if err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(ruleIndexBucket)
-		current = b != nil && string(b.Get(ruleIndexVersionKey)) == ruleIndexVersion
+		current = b != nil && string(b.Get(ruleIndexVersionKey)) == ruleIndexVersion &&
+			bytes.Equal(b.Get(ruleIndexSequenceKey), ruleKey(tx.Bucket(rulesBucket).Sequence()))
 		return nil
 	}); err != nil || current {
 		return err
@@ -180,6 +187,9 @@ func (s *Store) ensureRuleIndex() error {
 			if err := b.Put(k, nil); err != nil {
 				return err
 			}
+		}
+		if err := b.Put(ruleIndexSequenceKey, ruleKey(tx.Bucket(rulesBucket).Sequence())); err != nil {
+			return err
 		}
 		return b.Put(ruleIndexVersionKey, []byte(ruleIndexVersion))
 	})

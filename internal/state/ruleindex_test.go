@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -271,5 +272,38 @@ func TestEachRuleAgreesWithRules(t *testing.T) {
 	}
 	if err := indexAgrees(st, r, now, 100); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A rule remembered by a release that kept no index is indexed when the
+// store is next opened.
+func TestRuleIndexCatchesUpWithAnOlderRelease(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	dir := t.TempDir()
+	st := open(t, dir)
+	if _, err := st.Remember(commandRule(decision.Allow, "ls")); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.update(func(btx *bolt.Tx) error { // as a release without the index remembers
+		b := btx.Bucket(rulesBucket)
+		id, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		r := commandRule(decision.Deny, "rm -rf")
+		r.ID = id
+		v, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		return b.Put(ruleKey(id), v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st = open(t, dir)
+	got, err := st.Covering(commandRequest("rm -rf /"), now)
+	if err != nil || len(got) != 1 || got[0].Decision != decision.Deny {
+		t.Fatalf("the deny remembered without the index: %v, %v", got, err)
 	}
 }

@@ -281,10 +281,11 @@ func (tx *Tx) Remember(r Rule) (_ Rule, err error) {
 	if err != nil {
 		return r, err
 	}
-	if err := tx.put(b, ruleKey(id), v); err != nil {
+	idx := tx.bucket(ruleIndexBucket)
+	if err := cmpErr(tx.put(b, ruleKey(id), v), tx.put(idx, ruleIndexSequenceKey, ruleKey(id))); err != nil {
 		return r, err
 	}
-	return r, tx.put(tx.bucket(ruleIndexBucket), r.entry(), nil)
+	return r, tx.put(idx, r.entry(), nil)
 }
 
 // Match is a rule that decides a request, or, Maybe, a deny that cannot
