@@ -48,13 +48,13 @@ func BenchmarkRulesList(b *testing.B) {
 			base, peak := ms.HeapInuse, ms.HeapInuse
 			for b.Loop() {
 				i := 0
-				err := writeTable(io.Discard, rulesHeader, ruleRow, func(yield func(state.Rule) error) error {
+				err := streamTable(io.Discard, rulesHeading, func(_ bool, emit func([]string) error) error {
 					return st.EachRule(time.Now(), func(r state.Rule) error {
 						if i++; i%1000 == 0 {
 							runtime.ReadMemStats(&ms)
 							peak = max(peak, ms.HeapInuse)
 						}
-						return yield(r)
+						return emit(ruleRow(r))
 					})
 				})
 				if err != nil {
