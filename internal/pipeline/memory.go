@@ -170,7 +170,7 @@ func (p *Pipeline) consult(ctx context.Context, c *call, ops []policy.Opinion, p
 			return d, all, err
 		case looked && d != nil && c.recorded:
 			d.Stop = false
-			p.notRemembered(c, d, serr)
+			p.notRemembered(c, d, serr, false)
 			return d, all, err
 		case looked:
 			p.c.Warn(fmt.Sprintf("state store: %v", serr))
@@ -379,14 +379,14 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 	switch {
 	case c.recorded:
 	case c.storeFailed:
-		p.notRemembered(c, d, errors.New("the state store could not be used"))
+		p.notRemembered(c, d, errors.New("the state store could not be used"), false)
 	case p.remembers(c, d, ok):
 		err := p.withStore(ctx, func(s *state.Store) error {
 			return s.Do(func(tx *state.Tx) error { return p.remember(tx, c, d, ok) })
 		})
 		if err != nil {
 			d.Stop = false
-			p.notRemembered(c, d, fmt.Errorf("state store: %w", err))
+			p.notRemembered(c, d, fmt.Errorf("state store: %w", err), p.keepCount(c, d, err))
 		}
 	}
 	e := auditEntry(c, d, ops, p.c.Now())
@@ -433,23 +433,48 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 			return err
 		}
 	}
+	trips, err := tx.FoldLateCounts(p.c.Memory.Breaker)
+	if err != nil {
+		return err
+	}
+	if trips > 0 {
+		p.c.Warn(fmt.Sprintf("%d decision(s) counted late, after their store was freed, tripped the denial breaker; they were answered without stop, and the breaker's counts start again", trips))
+	}
 	tripped, err := tx.CountDecision(req.SessionID, d.Decision == decision.Deny, p.c.Memory.Breaker)
 	d.Stop = tripped
 	return err
 }
 
+// keepCount keeps decision d's count for the breaker, to be folded in
+// by the next transaction that counts one, when its store could not be
+// opened in time (err), and says whether it was kept.
+func (p *Pipeline) keepCount(c *call, d *decision.Decision, err error) bool {
+	if !errors.Is(err, state.ErrLocked) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return state.KeepCount(p.c.Memory.Dir, c.req.SessionID, d.Decision == decision.Deny) == nil
+}
+
 // notRemembered says that recording decision d of c's request failed
 // (why), and, when d was to be remembered (for the session or always),
-// notes it for the audit log: the decision itself still says so.
-func (p *Pipeline) notRemembered(c *call, d *decision.Decision, why error) {
+// notes it for the audit log: the decision itself still says so. kept
+// says its count was kept to be counted when the store frees.
+func (p *Pipeline) notRemembered(c *call, d *decision.Decision, why error, kept bool) {
 	if d.Cause != decision.CauseUser || d.Persist == decision.PersistOnce {
-		if c.memory {
+		switch {
+		case kept:
+			p.c.Warn(fmt.Sprintf("%v; the decision is counted when the store frees", why))
+		case c.memory:
 			p.c.Warn(fmt.Sprintf("%v; the decision is not counted", why))
 		}
 		return
 	}
 	c.notRemembered = why.Error()
-	p.c.Warn(fmt.Sprintf("%v; the decision (%s %s) is not remembered", why, d.Decision, d.Persist))
+	counted := ""
+	if kept {
+		counted = ", but counted when the store frees"
+	}
+	p.c.Warn(fmt.Sprintf("%v; the decision (%s %s) is not remembered%s", why, d.Decision, d.Persist, counted))
 }
 
 // sayMemoryOverCanned says, in one line, that memory decided c's request

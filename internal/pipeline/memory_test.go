@@ -225,3 +225,44 @@ func TestMemoryOverCannedSaid(t *testing.T) {
 		t.Errorf("said %q", w.said)
 	}
 }
+
+// holding answers deny-once, holding the store locked while it is asked,
+// so the decision's record finds the store held past its deadline.
+type holding struct {
+	t       *testing.T
+	dir     string
+	release *func()
+}
+
+func (holding) Name() decision.Frontend { return decision.FrontendTUI }
+
+func (h holding) Ask(_ context.Context, f *form.Form) (form.Answer, error) {
+	*h.release = holdLock(h.t, h.dir, state.DBName)
+	ans := f.Defaults()
+	ans.Choice = form.DenyOnce
+	return ans, nil
+}
+
+// A deny whose store stayed held past its deadline is said and counted
+// when the store frees: with two denials in a row tripping the breaker,
+// the next deny of the session (the store free) carries stop.
+func TestHeldStoreDecisionCountedLater(t *testing.T) {
+	dir := t.TempDir()
+	mem := &Memory{Dir: dir, SessionIdle: time.Hour, Breaker: state.Breaker{Session: state.Thresholds{Consecutive: 2}}}
+	var w warnings
+	var release func()
+	held := pipe(Config{Memory: mem, Timeout: 200 * time.Millisecond, Warn: w.warn}, holding{t, dir, &release})
+	if d, _ := decideRaw(t, context.Background(), held, writeReq); d.Decision != decision.Deny || d.Stop {
+		t.Fatalf("the deny made while the store was held: %+v", d)
+	}
+	if !strings.Contains(w.all(), "counted when the store frees") {
+		t.Errorf("diagnostics %q do not say the decision is counted later", w.all())
+	}
+	release()
+	asked := 0
+	free := pipe(Config{Memory: mem}, answering{form.DenyOnce, &asked})
+	d, err := decideRaw(t, context.Background(), free, writeReq)
+	if err != nil || !d.Stop {
+		t.Errorf("the second deny in a row, the first counted late: %+v, %v; want stop", d, err)
+	}
+}

@@ -24,6 +24,12 @@ func keepPending(dir string, line []byte) error {
 		return err
 	}
 	defer f.Close()
+	return keepLine(f, line)
+}
+
+// keepLine appends line whole to the kept-lines file f under its lock,
+// taken without waiting, while the file stays under MaxAuditSize.
+func keepLine(f *os.File, line []byte) error {
 	switch ok, err := tryLock(f); {
 	case err != nil:
 		return err
@@ -49,25 +55,33 @@ func foldPending(dir string, log *os.File) error {
 		return err
 	}
 	defer f.Close()
-	if ok, err := tryLock(f); !ok {
-		return err
-	}
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return err
-	}
-	end, err := lastLineEnd(f, fi.Size())
-	if err != nil || end == 0 {
-		return err
-	}
-	lines := make([]byte, end)
-	if _, err := io.ReadFull(io.NewSectionReader(f, 0, end), lines); err != nil {
+	ok, lines, err := takeLines(f)
+	if !ok || len(lines) == 0 {
 		return err
 	}
 	if err := appendWhole(log, lines); err != nil {
 		return err
 	}
 	return f.Truncate(0)
+}
+
+// takeLines locks the kept-lines file f without waiting (ok says it was
+// taken) and reads its whole lines, leaving out a torn tail.
+func takeLines(f *os.File) (ok bool, lines []byte, err error) {
+	if ok, err := tryLock(f); !ok {
+		return false, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return true, nil, err
+	}
+	end, err := lastLineEnd(f, fi.Size())
+	if err != nil || end == 0 {
+		return true, nil, err
+	}
+	lines = make([]byte, end)
+	_, err = io.ReadFull(io.NewSectionReader(f, 0, end), lines)
+	return true, lines, err
 }
 
 // openPending opens the pending file in dir for reading and appending.

@@ -2,7 +2,7 @@
 // the state directory, shared by every helper process of the user.
 // Remembered always-rules, session approvals and the breaker's counts live
 // in it; beside it, the prompt rate limit's file (PromptsFile), the prompt
-// queue's lock and the audit log.
+// queue's lock, the audit log and the breaker's late counts (LateCountsName).
 //
 // The database's lock is held only while it is open, and a helper opens it
 // only to read or to record, never while a person is being asked, so
@@ -39,7 +39,8 @@ var (
 
 // Store is the open database.
 type Store struct {
-	db *bolt.DB
+	db  *bolt.DB
+	dir string // the state directory, of the late counts' file
 }
 
 // ErrCorrupt means the database could not be read; it was moved aside.
@@ -79,7 +80,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	case err != nil:
 		return nil, moveAside(path, err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, dir: dir}
 	if err := s.ensureBuckets(); err != nil {
 		db.Close()
 		return nil, moveAside(path, err)

@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -16,6 +17,12 @@ type Tx struct {
 	// committed, which costs the disk's syncs; a look-up that finds
 	// nothing to change writes nothing.
 	dirty bool
+	// dir is the state directory; lateFile the late counts' file, held
+	// locked from FoldLateCounts to the transaction's end, and emptied
+	// then (lateEmpty) when the transaction committed.
+	dir       string
+	lateFile  *os.File
+	lateEmpty bool
 }
 
 // Do runs fn in one read-write transaction, committed (durably: bbolt
@@ -28,12 +35,16 @@ func (s *Store) Do(fn func(*Tx) error) (err error) {
 	if err != nil {
 		return err
 	}
+	tx := &Tx{tx: btx, dir: s.dir}
+	committed := false
 	defer func() {
 		if btx.DB() != nil { // not committed: fn failed or panicked, or wrote nothing
 			_ = btx.Rollback()
 		}
+		// A file left unemptied is harmless: the counts it holds are
+		// marked folded in the committed transaction.
+		_ = tx.endLateCounts(committed)
 	}()
-	tx := &Tx{tx: btx}
 	if err := fn(tx); err != nil || !tx.dirty {
 		return err
 	}
@@ -42,7 +53,9 @@ func (s *Store) Do(fn func(*Tx) error) (err error) {
 			err = fmt.Errorf("%w: %v", ErrCorrupt, p)
 		}
 	}()
-	return btx.Commit()
+	err = btx.Commit()
+	committed = err == nil
+	return err
 }
 
 // View runs fn in a read-only transaction: it writes nothing, and the
