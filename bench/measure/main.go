@@ -9,10 +9,12 @@
 //	2  the terminal UI's first complete frame on a pty, against gum confirm
 //	3  a desktop dialog's window appearing under Xvfb, against bare yad/zenity
 //	4  a 1 MiB request: wall time and peak memory, against the floor
-//	5  one request against 10,000 rules: in-process, askperm check, and a decision with the file vs without rules
-//	   against Codex's execpolicy check
+//	5  one request against 10,000 rules: in-process, and askperm check against Codex's execpolicy check
 //	6  askperm gate's added latency per MCP tool call
 //	7  the state store's cost per request, and 50 parallel helpers
+//	8  scaling, each size against the smallest: a decision by memory and rules list at 10 to 100,000
+//	   remembered rules, askperm log at 10,000 to 1,000,000 audit lines (time, peak memory), and a
+//	   decision with a 10,000-rule file vs without rules (-quick: the small sizes only)
 package main
 
 import (
@@ -81,7 +83,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer os.RemoveAll(work)
-	sections := []func(){nil, noHuman, tuiFrame, dialogs, largeRequest, tenThousandRules, gate, stateStore}
+	sections := []func(){nil, noHuman, tuiFrame, dialogs, largeRequest, tenThousandRules, gate, stateStore, scaling}
 	started := time.Now()
 	for i := 1; i < len(sections); i++ {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), strconv.Itoa(i)) {
@@ -429,20 +431,8 @@ func tenThousandRules() {
 		}
 	}
 
-	// The same 10,000 prefix rules for both; the request matches one near
-	// the end (an allow).
-	var ours, codexRules strings.Builder
-	for i := range 10000 {
-		d := i % 3
-		fmt.Fprintf(&ours, "[[rule]]\nname = \"r%d\"\ndecision = \"%s\"\n[[rule.when]]\npath = \"$.argv\"\nprefix = [\"cmd%d\", [\"-a\", \"-b\"]]\n",
-			i, []string{"allow", "prompt", "deny"}[d], i)
-		fmt.Fprintf(&codexRules, "prefix_rule(pattern=[\"cmd%d\", [\"-a\", \"-b\"]], decision=\"%s\")\n",
-			i, []string{"allow", "prompt", "forbidden"}[d])
-	}
-	rules := file("rules.toml", []byte(ours.String()))
-	cr := file("rules.codex", []byte(codexRules.String()))
-	req := file("exec.json", []byte(`{"tool":"shell","action":"exec","arguments":{"argv":["cmd9990","-a","x"]}}`))
-	decisionWithRules(rules, req)
+	rules, cr := tenThousandRuleFiles()
+	req := file("exec.json", []byte(execRequest))
 	const what = "one request against 10,000 prefix rules, whole process: `askperm check` vs Codex `execpolicy check`"
 	codex, _ := filepath.Glob(filepath.Join(*repo, ".ci/tools/node_modules/@openai/codex-linux-*/vendor/*/bin/codex"))
 	if len(codex) == 0 {
@@ -458,6 +448,24 @@ func tenThousandRules() {
 		return
 	}
 	add(row{what, ms(a), ms(c) + " (Codex)", ratio(a, c), "< 1× (faster)", yes(a < c)})
+}
+
+// execRequest matches one of tenThousandRuleFiles' rules near the end (an
+// allow).
+const execRequest = `{"tool":"shell","action":"exec","arguments":{"argv":["cmd9990","-a","x"]}}`
+
+// tenThousandRuleFiles writes the same 10,000 prefix rules as askperm's
+// rules file and as Codex's, and returns their paths.
+func tenThousandRuleFiles() (ours, codex string) {
+	var o, c strings.Builder
+	for i := range 10000 {
+		d := i % 3
+		fmt.Fprintf(&o, "[[rule]]\nname = \"r%d\"\ndecision = \"%s\"\n[[rule.when]]\npath = \"$.argv\"\nprefix = [\"cmd%d\", [\"-a\", \"-b\"]]\n",
+			i, []string{"allow", "prompt", "deny"}[d], i)
+		fmt.Fprintf(&c, "prefix_rule(pattern=[\"cmd%d\", [\"-a\", \"-b\"]], decision=\"%s\")\n",
+			i, []string{"allow", "prompt", "forbidden"}[d])
+	}
+	return file("rules.toml", []byte(o.String())), file("rules.codex", []byte(c.String()))
 }
 
 // decisionWithRules: a decision with a 10,000-rule file against the same

@@ -46,7 +46,7 @@ func TestQuick(t *testing.T) {
 			t.Errorf("a measurement failed: %s", line)
 		}
 	}
-	for _, want := range []string{"required libraries", "canned answer", "rules file", "memory", "first complete frame", "1 MiB", "10,000", "askperm gate", "50 parallel"} {
+	for _, want := range []string{"required libraries", "canned answer", "rules file", "memory", "first complete frame", "1 MiB", "10,000", "askperm gate", "50 parallel", "remembered rules", "rules list", "audit lines"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("no row about %q", want)
 		}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/state"
+)
+
+// scaling: section 8. Each row at a size against the same row at the
+// smallest size, in the same run: what memory that grows with use costs.
+func scaling() {
+	sizes := []int{10, 1_000, 10_000, 100_000}
+	lines := []int{10_000, 100_000, 1_000_000}
+	if *quick {
+		sizes, lines = sizes[:2], lines[:1]
+	}
+	req := file("scaling.json", request(nil))
+	stores := map[int]string{}
+	for _, n := range sizes {
+		dir, err := rememberedStore(n, req)
+		if err != nil {
+			skip(fmt.Sprintf("a decision with %d remembered rules", n), "failed: "+err.Error())
+			return
+		}
+		stores[n] = dir
+	}
+	home := newHome()
+	decide := func(dir string) func(int) (time.Duration, error) {
+		return timed(fixed([]string{*askperm, "--state-dir", dir, "--frontend", "none"}), env(home), fixed(req), `"memory"`)
+	}
+	list := func(dir string) func(int) (time.Duration, error) {
+		return timed(fixed([]string{*askperm, "rules", "list", "--state-dir", dir}), env(home), fixed(req), "")
+	}
+	base := sizes[0]
+	for _, n := range sizes[1:] {
+		what := fmt.Sprintf("a decision by memory with %s remembered rules vs %d, whole process", count(n), base)
+		a, b, err := pair(*runs, decide(stores[n]), decide(stores[base]))
+		if err != nil {
+			skip(what, "failed: "+err.Error())
+			continue
+		}
+		add(row{what, ms(a), ms(b) + fmt.Sprintf(" (%d rules)", base), ratio(a, b), "≤ 1.2×", yes(float64(a) <= 1.2*float64(b))})
+	}
+	for _, n := range sizes[1:] {
+		what := fmt.Sprintf("`askperm rules list` of %s remembered rules vs %d", count(n), base)
+		a, b, err := pair(*runs, list(stores[n]), list(stores[base]))
+		if err != nil {
+			skip(what, "failed: "+err.Error())
+			continue
+		}
+		add(row{what, ms(a), ms(b) + fmt.Sprintf(" (%d rules)", base), ratio(a, b), "-",
+			fmt.Sprintf("%.2f µs a rule", float64(a-b)/1e3/float64(n-base))})
+	}
+	auditLogs(lines)
+	rules, _ := tenThousandRuleFiles()
+	decisionWithRules(rules, file("exec.json", []byte(execRequest)))
+}
+
+// count formats n with thousands separators.
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// rememberedStore is a state directory of n remembered rules: the one an
+// always-answer to req leaves, written by askperm itself, and n-1 more as
+// use leaves them (other files of the same tool under path prefixes, other
+// tools' commands, a few denies), written in-process.
+func rememberedStore(n int, req string) (string, error) {
+	home := newHome()
+	dir := filepath.Join(home, "state")
+	if _, err := spawn([]string{*askperm, "--answer", "allow-always", "--state-dir", dir}, env(home), req, `"allow"`); err != nil {
+		return "", fmt.Errorf("remembering: %w", err)
+	}
+	st, err := state.Open(context.Background(), dir)
+	if err != nil {
+		return "", err
+	}
+	err = st.Do(func(tx *state.Tx) error {
+		for i := range n - 1 {
+			r := state.Rule{Decision: decision.Allow, Server: "fs-default", Tool: "write_file", Action: "write",
+				Dimensions: []state.Dimension{{Name: "path", Match: fmt.Sprintf("/home/a/p%d/", i), Kind: decision.KindPrefix}}}
+			switch {
+			case i%100 == 0:
+				r = state.Rule{Decision: decision.Deny, Tool: fmt.Sprintf("Other%d", i), Action: "exec",
+					Dimensions: []state.Dimension{{Name: "command", Match: "rm -rf", Kind: decision.KindWords}}}
+			case i%2 == 1:
+				r = state.Rule{Decision: decision.Allow, Tool: fmt.Sprintf("tool%d", i%50), Action: "exec",
+					Dimensions: []state.Dimension{{Name: "command", Match: fmt.Sprintf("cmd%d sub", i), Kind: decision.KindWords}}}
+			}
+			r.Origin, r.Created = "answers", 1_700_000_000
+			if _, err := tx.Remember(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return dir, errors.Join(err, st.Close())
+}
+
+// auditLogs: `askperm log` (its whole table) of a generated audit log at
+// each size, against the smallest, with its peak memory.
+func auditLogs(sizes []int) {
+	type figure struct {
+		wall time.Duration
+		kib  int64
+	}
+	dirs := map[int]string{}
+	for _, n := range sizes {
+		dir, err := auditLog(n)
+		if err != nil {
+			skip(fmt.Sprintf("`askperm log` of %s lines", count(n)), "failed: "+err.Error())
+			return
+		}
+		dirs[n] = dir
+	}
+	// A million lines take seconds a run: fewer runs than the rest.
+	reps := min(*runs, 5)
+	got := map[int]figure{}
+	for _, n := range sizes {
+		var walls []time.Duration
+		var kibs []int64
+		for i := -1; i < reps; i++ {
+			wall, kib, err := logRun(dirs[n])
+			if err != nil {
+				skip(fmt.Sprintf("`askperm log` of %s lines", count(n)), "failed: "+err.Error())
+				return
+			}
+			if i >= 0 {
+				walls, kibs = append(walls, wall), append(kibs, kib)
+			}
+		}
+		slices.Sort(kibs)
+		got[n] = figure{median(walls), kibs[len(kibs)/2]}
+	}
+	base := got[sizes[0]]
+	for _, n := range sizes {
+		f := got[n]
+		what := fmt.Sprintf("`askperm log` of %s audit lines (table to /dev/null): wall time", count(n))
+		per := float64(f.wall) / float64(n) / 1e3
+		if n == sizes[0] {
+			add(row{what, ms(f.wall), "-", "-", "linear", fmt.Sprintf("%.2f µs a line", per)})
+		} else {
+			linear := float64(base.wall) * float64(n) / float64(sizes[0])
+			add(row{what, ms(f.wall), ms(base.wall) + fmt.Sprintf(" (%s lines)", count(sizes[0])), ratio(f.wall, base.wall),
+				fmt.Sprintf("linear (≤ %.0f×)", 1.5*float64(n)/float64(sizes[0])), yes(float64(f.wall) <= 1.5*linear) + fmt.Sprintf(", %.2f µs a line", per)})
+		}
+		add(row{fmt.Sprintf("`askperm log` of %s audit lines: peak memory (maxrss)", count(n)), fmt.Sprintf("%.1f MiB", float64(f.kib)/1024),
+			fmt.Sprintf("%.1f MiB (%s lines)", float64(base.kib)/1024, count(sizes[0])), fmt.Sprintf("%.2f×", float64(f.kib)/float64(base.kib)),
+			"flat, < 32 MiB", yes(f.kib < 32*1024)})
+	}
+}
+
+// auditLog is a state directory whose audit log holds n decisions a
+// second apart, written directly: as many lines as askperm writes, in
+// sessions of a hundred, one in ten a deny.
+func auditLog(n int) (string, error) {
+	dir := filepath.Join(newHome(), "state")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, state.AuditName), os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	start := time.Now().Add(-time.Duration(n) * time.Second).UTC()
+	var b []byte
+	for i := range n {
+		verdict, cause := "allow", "answers"
+		if i%10 == 0 {
+			verdict, cause = "deny", "rule"
+		}
+		b = append(b[:0], `{"time":"`...)
+		b = start.Add(time.Duration(i)*time.Second).AppendFormat(b, time.RFC3339Nano)
+		b = fmt.Appendf(b, `","request_sha256":"%064x","server":"fs-default","tool":"write_file","action":"write","session_id":"s-%d",`+
+			`"dimensions":{"path":"/home/a/p/f%d.md"},"decision":"%s","persist":"once","cause":"%s","frontend":"answers","latency_ms":%d}`+"\n",
+			i, i/100, i, verdict, cause, i%7)
+		if _, err := w.Write(b); err != nil {
+			f.Close()
+			return "", err
+		}
+	}
+	return dir, errors.Join(w.Flush(), f.Close())
+}
+
+// logRun runs `askperm log` on the state directory dir, its output
+// discarded, and returns its wall time and peak memory (KiB) by GNU time,
+// which forks (see peakRSS).
+func logRun(dir string) (time.Duration, int64, error) {
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		return 0, 0, errors.New("no /usr/bin/time for the peak memory")
+	}
+	out := filepath.Join(work, "log-maxrss")
+	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", out, *askperm, "log", "--state-dir", dir)
+	cmd.Env = env(newHome())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr // Stdout nil: /dev/null
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("askperm log: %v: %s", err, firstLine(stderr.String()))
+	}
+	if s := strings.TrimSpace(stderr.String()); s != "" {
+		return 0, 0, fmt.Errorf("askperm log: %s", firstLine(s))
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		return 0, 0, err
+	}
+	kib, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
+	return wall, kib, err
+}
