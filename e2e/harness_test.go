@@ -18,6 +18,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/sys/unix"
+
+	"github.com/askperm/askperm/internal/testbin"
 )
 
 // bin is the askperm binary under test, built once by TestMain.
@@ -37,10 +39,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "askperm")
-	build := exec.Command("go", "build", "-o", bin, "..")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if bin, err = testbin.Build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "building askperm:", err)
 		os.Exit(1)
 	}

@@ -16,7 +16,7 @@ import (
 func Main(m *testing.M, bin *string) {
 	dir, err := os.MkdirTemp("", "askperm-test")
 	if err == nil {
-		*bin, err = build(dir)
+		*bin, err = Build(dir)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "building askperm:", err)
@@ -27,14 +27,15 @@ func Main(m *testing.M, bin *string) {
 	os.Exit(code)
 }
 
-// build builds the module's command into dir.
-func build(dir string) (string, error) {
+// Build builds the module's command into dir and returns the binary's
+// path; its output goes to stderr.
+func Build(dir string) (string, error) {
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return "", fmt.Errorf("the module's directory: %w", err)
 	}
 	bin := filepath.Join(dir, "askperm")
 	cmd := exec.Command("go", "build", "-o", bin, strings.TrimSpace(string(root)))
-	cmd.Stderr = os.Stderr
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	return bin, cmd.Run()
 }
