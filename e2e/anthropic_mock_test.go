@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,11 +37,8 @@ type contentBlock struct {
 }
 
 func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
 	var req anthropicRequest
-	if !strings.HasSuffix(r.URL.Path, "/v1/messages") || json.Unmarshal(body, &req) != nil {
-		m.record(nil, r.Method+" "+r.URL.Path+" (not served)")
-		http.NotFound(w, r)
+	if !m.decode(w, r, "/v1/messages", &req) {
 		return
 	}
 	offered := false
@@ -89,8 +84,7 @@ func writeAnthropic(w http.ResponseWriter, stream bool, content map[string]any, 
 	w.Header().Set("Content-Type", "text/event-stream")
 	event := func(name string, data map[string]any) {
 		data["type"] = name
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		sseEvent(w, name, data)
 	}
 	event("message_start", map[string]any{"message": map[string]any{"id": "msg_mock", "type": "message", "role": "assistant",
 		"model": "claude-mock", "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})

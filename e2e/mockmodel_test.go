@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,6 +36,24 @@ func (l *modelLog) start(t *testing.T, call toolCall, handler http.HandlerFunc) 
 	l.call = call
 	l.srv = httptest.NewServer(handler)
 	t.Cleanup(l.srv.Close)
+}
+
+// decode reads a request to the path ending in suffix into req; any other
+// request is noted and answered 404, and decode reports false.
+func (l *modelLog) decode(w http.ResponseWriter, r *http.Request, suffix string, req any) bool {
+	body, _ := io.ReadAll(r.Body)
+	if !strings.HasSuffix(r.URL.Path, suffix) || json.Unmarshal(body, req) != nil {
+		l.record(nil, r.Method+" "+r.URL.Path+" (not served)")
+		http.NotFound(w, r)
+		return false
+	}
+	return true
+}
+
+// sseEvent writes one server-sent event, as both APIs stream them.
+func sseEvent(w io.Writer, name string, data any) {
+	b, _ := json.Marshal(data)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
 }
 
 func (l *modelLog) record(result *string, remark string) {

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,7 +21,6 @@ func newResponsesMock(t *testing.T, call toolCall) *responsesMock {
 }
 
 func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
 	var req struct {
 		Tools []struct{ Type, Name string }
 		Input []struct {
@@ -32,9 +29,7 @@ func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
 			Output json.RawMessage
 		}
 	}
-	if !strings.HasSuffix(r.URL.Path, "/responses") || json.Unmarshal(body, &req) != nil {
-		m.record(nil, r.Method+" "+r.URL.Path+" (not served)")
-		http.NotFound(w, r)
+	if !m.decode(w, r, "/responses", &req) {
 		return
 	}
 	want := m.call.name
@@ -57,8 +52,7 @@ func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
 	m.record(result, r.URL.Path+" offering "+strings.Join(names, " "))
 	w.Header().Set("Content-Type", "text/event-stream")
 	event := func(data map[string]any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], b)
+		sseEvent(w, data["type"].(string), data)
 	}
 	event(map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_mock"}})
 	if offered && result == nil {
