@@ -159,11 +159,7 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 	keepSerial(t)
 	s := preparePTY(t, readFile(t, "requests/minimal.json"), baseEnv("TERM=xterm-256color", "COLORTERM=truecolor"), "--answer", "allow-once")
 	s.cmd.Stdout = s.pts
-	took, out := startedAlone(t, s)
-	// A query unanswered stalls for seconds; a start-up takes milliseconds.
-	if took > 2*time.Second {
-		t.Errorf("took %v: something waited for the terminal", took)
-	}
+	out := startedAlone(t, s)
 	line, ok := strings.CutSuffix(out, "\r\n")
 	if !ok || strings.ContainsAny(line, "\x1b\r\n") {
 		t.Fatalf("the terminal received more than the decision: %q", s.raw())
