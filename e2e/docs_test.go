@@ -357,6 +357,10 @@ func TestDocsEveryFlag(t *testing.T) {
 		}
 	}
 	walk(nil)
+	// A help layout the pattern no longer reads would check no flag.
+	if !seen["--timeout"] || !seen["--rules"] {
+		t.Fatalf("the help's flags were not found (%d read): its layout changed", len(seen))
+	}
 }
 
 // TestREADMESetUp: the README stays short, and its two set-up commands
