@@ -106,7 +106,10 @@ func resolve(p string, links int) (string, bool) {
 			return "", false
 		}
 		if !filepath.IsAbs(target) {
-			target = filepath.Dir(head) + "/" + target
+			// From the link's directory as spelled, left for the
+			// recursion to resolve: filepath.Dir would clean a ".."
+			// after a link lexically, where the kernel follows it.
+			target = strings.Join(parts[:n-1], "/") + "/" + target
 		}
 		return resolve(strings.Join(append([]string{target}, parts[n:]...), "/"), links+1)
 	}

@@ -74,7 +74,7 @@ func TestAllowNeverEscapesThroughSymlinks(t *testing.T) {
 		must(t, os.WriteFile(f, nil, 0o600))
 	}
 	must(t, os.Symlink("../../out", proj+"/a/up")) // one way out at least
-	targets := []string{out, "../out", "../../out/c", ".", "..", "a", "b", "../a", out + "/c/f", "f"}
+	targets := []string{out, "../out", "../../out/c", ".", "..", "a", "b", "../a", out + "/c/f", "f", "new", "../new"}
 	rng := rand.New(rand.NewPCG(7, 19))
 	links := []string{"up"}
 	for i := range 6 {
@@ -121,14 +121,21 @@ func TestAllowNeverEscapesThroughSymlinks(t *testing.T) {
 	}
 }
 
-// kernelPath is where the kernel opens p, from /proc/self/fd.
+// kernelPath is where the kernel opens p, creating it as a write would
+// (through a dangling link too), from /proc/self/fd; a file it created is
+// removed again.
 func kernelPath(p string) (string, bool) {
-	f, err := os.Open(p)
+	_, err := os.Stat(p)
+	existed := err == nil
+	f, err := os.OpenFile(p, os.O_RDONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return "", false
 	}
 	defer f.Close()
 	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if !existed {
+		os.Remove(real)
+	}
 	return real, err == nil
 }
 
@@ -212,5 +219,28 @@ func TestAbsoluteDenyCoversRelativeSpellings(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A dangling link reached through a link and "..": its relative target is
+// read from the link's real directory, as the kernel reads it, not from
+// the path as spelled, so a prefix allow of the workdir does not cover a
+// file a write creates outside it.
+
+func TestDanglingLinkAfterDotDot(t *testing.T) {
+	d := dir(t)
+	proj, out := d+"/proj", d+"/out"
+	must(t, os.MkdirAll(proj, 0o700))
+	must(t, os.MkdirAll(out+"/x", 0o700))
+	must(t, os.Symlink(out+"/x", proj+"/l"))
+	must(t, os.Symlink("secret", out+"/m"))
+	value := proj + "/l/../m"
+	req := &decision.Request{Dimensions: []decision.Dimension{{Name: "path", Value: value}}}
+	Resolve(req)
+	if got, want := req.Dimensions[0].Resolved, out+"/secret"; got != want {
+		t.Errorf("%s resolved to %q, want %q", value, got, want)
+	}
+	if (decision.Scope{Match: proj + "/", Kind: decision.KindPrefix}).Allows(req.Dimensions[0]) {
+		t.Errorf("an allow of %s/ covers %s, which creates %s/secret", proj, value, out)
 	}
 }
