@@ -163,7 +163,9 @@ func (a Agent) parse(payload []byte) (input, error) {
 // the agent's reason. Claude Code's permission-prompt tool shares it.
 func (a Agent) Request(toolName string, toolInput json.RawMessage, workdir, sessionID string) (*decision.Request, error) {
 	server, tool := a.server, toolName
-	if s, t, ok := mcpTool(toolName); ok {
+	// An MCP server named as the agent would otherwise pass its tools off
+	// as built-in ones, and their rules as its: it keeps the full name.
+	if s, t, ok := mcpTool(toolName); ok && s != a.server {
 		server, tool = s, t
 	}
 	call := describe.Call{Server: server, Tool: tool, Arguments: toolInput, Workdir: workdir, Annotations: annotations(toolName)}

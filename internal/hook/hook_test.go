@@ -94,6 +94,9 @@ func TestRequestNames(t *testing.T) {
 		{"Bash", "claude-code", "Bash"},
 		{"mcp__memory__delete_entities", "memory", "delete_entities"},
 		{"mcp__memory", "claude-code", "mcp__memory"},
+		// An MCP server named as the agent is not the agent: its tools
+		// keep their full names, never a built-in tool's.
+		{"mcp__claude-code__Bash", "claude-code", "mcp__claude-code__Bash"},
 	} {
 		req, err := ClaudeCode.Request(tc.name, json.RawMessage(`{"a":"b"}`), "", "")
 		if err != nil {
