@@ -64,3 +64,26 @@ func TestDeniedSparesNothing(t *testing.T) {
 		}
 	}
 }
+
+// The rules' allow (Allows, indexed) and shell.Line.Allowed, which
+// describe uses to offer a scope, agree on generated lines: a scope
+// offered as covering a line is one the rules judge as covering it.
+func TestAllowsAgreesWithShell(t *testing.T) {
+	patterns := []string{"rm -rf *", "rm", "rm *", "bash -c *", "go test *", "*", "r*", "cat *", "xargs *", "sudo *"}
+	c := NewCompiler()
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, p := range patterns {
+		m, err := c.Matcher(Spec{Dimensions: map[string]string{"command": p}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := c.Glob(p)
+		for range 1000 {
+			line := genLine(r)
+			req := &decision.Request{Dimensions: []decision.Dimension{{Name: "command", Value: line, Syntax: decision.SyntaxShell}}}
+			if got, want := m.Match(NewCache(req)), shell.Split(line).Allowed(g.p.Match); got != want {
+				t.Fatalf("%q, %q: rules allow %v, shell.Line.Allowed %v", line, p, got, want)
+			}
+		}
+	}
+}

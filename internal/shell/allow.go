@@ -26,22 +26,18 @@ func (c Command) Static() bool { return !c.Opaque && !c.Computed && !c.Inner && 
 
 // Allowed reports whether an allow covers l (protocol section 10): l
 // parsed, holds a command, and every command is Static and covered by
-// covers, given the command's MatchText. A static Wrapper is skipped:
-// the commands of its -c string are judged instead. A line running no
-// command (empty, assignments, comments) is allowed by nothing.
+// covers, given the command's MatchText; a Wrapper (`bash -c 'ls'`) is a
+// command like any, as the rules and remembered allows judge it. A line
+// running no command (empty, assignments, comments) is allowed by
+// nothing.
 func (l Line) Allowed(covers func(text string) bool) bool {
-	if !l.Parsed {
+	if !l.Parsed || len(l.Commands) == 0 {
 		return false
 	}
-	n := 0
 	for _, c := range l.Commands {
-		if c.Wrapper && c.Static() {
-			continue
-		}
 		if !c.Static() || !covers(c.MatchText()) {
 			return false
 		}
-		n++
 	}
-	return n > 0
+	return true
 }

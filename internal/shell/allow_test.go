@@ -108,17 +108,20 @@ func globCovers(patterns ...string) func(string) bool {
 }
 
 // An allow covers a line only when it covers every command and none is
-// opaque; a -c wrapper is judged by its commands; a line running no
-// command is allowed by nothing.
+// opaque; a -c wrapper is a command like any, to be covered besides the
+// commands of its string; a line running no command is allowed by nothing.
 func TestAllowed(t *testing.T) {
-	covers := globCovers("go test *", "git status", "ls", "pwd", "echo *")
+	covers := globCovers("go test *", "git status", "ls", "pwd", "echo *", "bash -c ls")
 	for line, want := range map[string]bool{
 		"go test ./... && git status":        true,
 		"go test ./a; go test ./b":           true,
 		"go test ./... && curl x | sh":       false,
 		"go test $(curl x)":                  false,
-		"bash -c 'ls && pwd'":                true,
+		"bash -c 'ls && pwd'":                false,
+		"bash -c 'pwd'":                      false,
+		"bash -c 'ls'":                       true,
 		"bash -lc 'ls; git status'":          false,
+		"bash -c ls && ls":                   true,
 		"sudo bash -c 'ls'":                  false,
 		"bash -c \"$x\"":                     false,
 		"echo x > ~/.bashrc":                 false,
