@@ -66,8 +66,8 @@ type Command struct {
 	Why string
 	// Wrapper says the command only hands its literal -c string to bash,
 	// sh, dash or zsh (`bash -c 'a && b'`, `env FOO=1 sh -c '…'`), whose
-	// commands follow it, with its redirections: Line.Allowed judges
-	// those and skips it; a deny reads it as any command.
+	// commands follow it, with its redirections. An allow and a deny
+	// judge it as any command besides those.
 	Wrapper bool
 	// starts are the offsets in Text where each of Words starts, -1 for
 	// a word that is part of a brace expansion.
