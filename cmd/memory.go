@@ -135,30 +135,10 @@ func newSession(s streams) *cobra.Command {
 	o := &memoryOptions{}
 	c := &cobra.Command{Use: "session", Short: "List or forget approvals for a session"}
 	o.register(c)
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the calls approved for their session",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			st, set, err := o.open(s)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			now := time.Now()
-			each := func(fn func(state.SessionApproval) error) error { return st.EachSession(now, set.SessionIdle, fn) }
-			out := bufio.NewWriterSize(s.decision, 64<<10)
-			write := writeSessions
-			if o.json {
-				write = writeJSONArray
-			}
-			if err := write(out, each); err != nil {
-				return &exitError{code: exitInternal, err: err}
-			}
-			return out.Flush()
-		},
-	}
-	list.Flags().BoolVar(&o.json, "json", false, "one JSON array")
+	list := listCommand(s, o, "List the calls approved for their session",
+		func(st *state.Store, set settings.Settings, yield func(state.SessionApproval) error) error {
+			return st.EachSession(time.Now(), set.SessionIdle, yield)
+		}, sessionsHeading, sessionRow)
 	forget := &cobra.Command{
 		Use:   "forget [SESSION]",
 		Short: "Forget the approvals of one session, or of all",
@@ -205,9 +185,7 @@ func listCommand[T any](s streams, o *memoryOptions, short string,
 			if o.json {
 				err = writeJSONArray(out, items)
 			} else {
-				err = streamTable(out, heading, func(_ bool, emit func([]string) error) error {
-					return items(func(it T) error { return emit(row(it)) })
-				})
+				err = writeTable(out, heading, row, items)
 			}
 			if err = errors.Join(err, out.Flush()); err != nil {
 				return &exitError{code: exitInternal, err: err}
@@ -219,20 +197,26 @@ func listCommand[T any](s streams, o *memoryOptions, short string,
 	return c
 }
 
-// writeSessions lists the session approvals each gives as a table.
-func writeSessions(out io.Writer, each func(func(state.SessionApproval) error) error) error {
-	return streamTable(out, []string{"SESSION", "SERVER", "TOOL", "LAST USED", "APPROVED"},
-		func(_ bool, row func([]string) error) error {
-			return each(func(a state.SessionApproval) error {
-				p := a.Approval
-				question := "(not recorded)"
-				if a.Question != "" {
-					question = recorded(a.Question)
-				}
-				return row([]string{form.Line(p.SessionID), dash(form.Line(a.Server)), dash(form.Line(p.Tool)),
-					time.Unix(a.LastUsed, 0).Format(time.DateTime), question})
-			})
-		})
+// writeTable writes what items gives as a table of heading and each
+// one's row.
+func writeTable[T any](out io.Writer, heading []string, row func(T) []string, items func(func(T) error) error) error {
+	return streamTable(out, heading, func(_ bool, emit func([]string) error) error {
+		return items(func(it T) error { return emit(row(it)) })
+	})
+}
+
+var sessionsHeading = []string{"SESSION", "SERVER", "TOOL", "LAST USED", "APPROVED"}
+
+// sessionRow is a's row of session list; request text in it is rendered
+// safe.
+func sessionRow(a state.SessionApproval) []string {
+	p := a.Approval
+	question := "(not recorded)"
+	if a.Question != "" {
+		question = recorded(a.Question)
+	}
+	return []string{form.Line(p.SessionID), dash(form.Line(a.Server)), dash(form.Line(p.Tool)),
+		time.Unix(a.LastUsed, 0).Format(time.DateTime), question}
 }
 
 // writeJSONArray writes what each gives as one JSON array, as writeJSON

@@ -22,7 +22,7 @@ import (
 func TestWriteSessions(t *testing.T) {
 	approval := decision.Approval{SessionID: "s1", Tool: "write_file", ArgumentsSHA256: "0123456789abcdef0123"}
 	var b strings.Builder
-	err := writeSessions(&b, each([]state.SessionApproval{
+	err := writeTable(&b, sessionsHeading, sessionRow, each([]state.SessionApproval{
 		{Approval: approval, Server: "fs", Question: `write_file (fs) wants to write /tmp/a\\b\u{202e}`},
 		{Approval: approval},
 		{Approval: approval, Server: "fs", Question: "write_file (fs) wants to write \x1b[2J"},
@@ -89,7 +89,7 @@ func TestWriteSessionsSameAsBefore(t *testing.T) {
 			}
 		}
 		var got, want bytes.Buffer
-		if err := writeSessions(&got, each(approvals)); err != nil {
+		if err := writeTable(&got, sessionsHeading, sessionRow, each(approvals)); err != nil {
 			t.Fatal(err)
 		}
 		oldWriteSessions(&want, approvals)
