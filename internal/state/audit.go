@@ -157,7 +157,7 @@ func lastLineEnd(f io.ReaderAt, size int64) (int64, error) {
 // the one at path (not rotated away while waiting).
 func openLocked(ctx context.Context, path string) (*os.File, error) {
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := openOwned(path, os.O_APPEND|os.O_CREATE)
 		if err != nil {
 			return nil, err
 		}
@@ -167,10 +167,6 @@ func openLocked(ctx context.Context, path string) (*os.File, error) {
 		}
 		var held, now syscall.Stat_t
 		if syscall.Fstat(int(f.Fd()), &held) == nil && syscall.Stat(path, &now) == nil && held.Ino == now.Ino {
-			if err := checkOwned(path, false); err != nil {
-				f.Close()
-				return nil, err
-			}
 			return f, nil
 		}
 		f.Close()

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // LateCountsName is the file, in the state directory, of the breaker's
@@ -43,7 +42,7 @@ func KeepCount(dir, session string, denied bool) error {
 	if err != nil {
 		return err
 	}
-	f, err := openLateCounts(dir, os.O_CREATE)
+	f, err := openOwned(filepath.Join(dir, LateCountsName), os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
@@ -62,7 +61,7 @@ func (tx *Tx) FoldLateCounts(b Breaker) (trips int, err error) {
 	if tx.dir == "" || tx.lateFile != nil {
 		return 0, nil
 	}
-	f, err := openLateCounts(tx.dir, 0)
+	f, err := openOwned(filepath.Join(tx.dir, LateCountsName), os.O_APPEND)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -128,10 +127,4 @@ func (tx *Tx) endLateCounts(committed bool) error {
 		return f.Truncate(0)
 	}
 	return nil
-}
-
-// openLateCounts opens the late counts' file in dir for reading and
-// appending.
-func openLateCounts(dir string, create int) (*os.File, error) {
-	return openOwned(filepath.Join(dir, LateCountsName), os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|create)
 }

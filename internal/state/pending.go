@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // PendingName is the file, in the state directory, of audit lines that
@@ -19,7 +18,7 @@ const PendingName = "audit.pending"
 // keepPending appends line to the pending file in dir, under its own lock
 // taken without waiting: a helper holds it only to append or to fold.
 func keepPending(dir string, line []byte) error {
-	f, err := openPending(dir, os.O_CREATE)
+	f, err := openOwned(filepath.Join(dir, PendingName), os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
@@ -47,7 +46,7 @@ func keepLine(f *os.File, line []byte) error {
 // file locked by another helper is left for the next. A crash between
 // the append and the emptying logs those lines twice, never not at all.
 func foldPending(dir string, log *os.File) error {
-	f, err := openPending(dir, 0)
+	f, err := openOwned(filepath.Join(dir, PendingName), os.O_APPEND)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -82,9 +81,4 @@ func takeLines(f *os.File) (ok bool, lines []byte, err error) {
 	lines = make([]byte, end)
 	_, err = io.ReadFull(io.NewSectionReader(f, 0, end), lines)
 	return true, lines, err
-}
-
-// openPending opens the pending file in dir for reading and appending.
-func openPending(dir string, create int) (*os.File, error) {
-	return openOwned(filepath.Join(dir, PendingName), os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|create)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // TurnName is the lock file that queues prompts in the state directory.
@@ -46,17 +47,22 @@ func openTurn(dir string) (*os.File, error) {
 	if err := ownedDir(dir); err != nil {
 		return nil, err
 	}
-	return openOwned(filepath.Join(dir, TurnName), os.O_RDWR|os.O_CREATE)
+	return openOwned(filepath.Join(dir, TurnName), os.O_CREATE)
 }
 
-// openOwned opens the state file at path (mode 0600 when created),
-// refusing it as checkOwned does.
+// openOwned opens the state file at path for reading and writing (mode
+// 0600 when created), never through a symlink, refusing the file opened
+// (not whatever path names by then) as checkOwned does.
 func openOwned(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW|flag, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOwned(path, false); err != nil {
+	fi, err := f.Stat()
+	if err == nil {
+		err = ownedInfo(path, fi, false)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -167,6 +167,12 @@ func checkOwned(path string, dir bool) error {
 	if err != nil {
 		return err
 	}
+	return ownedInfo(path, fi, dir)
+}
+
+// ownedInfo refuses, as checkOwned does, the file at path that fi
+// describes.
+func ownedInfo(path string, fi fs.FileInfo, dir bool) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	switch {
 	case dir && !fi.IsDir():
