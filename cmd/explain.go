@@ -153,7 +153,10 @@ func runExplain(s streams, o *explainOptions, build builder) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	// Read under askperm's deadline, as check reads: a caller that never
+	// closes stdin ends in exit 65, never a hang.
+	ctx, cancel := context.WithTimeoutCause(context.Background(), set.Timeout, pipeline.ErrTimeout)
+	defer cancel()
 	in, err := pipeline.ReadRequest(ctx, s.in, set.MaxRequest)
 	if err != nil {
 		return &exitError{code: exitRequest, err: err}
