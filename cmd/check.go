@@ -81,16 +81,21 @@ func runCheck(s streams, o *checkOptions) error {
 	}
 	out := checkResult(res)
 	if o.json {
-		b, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		_, err = s.decision.Write(append(b, '\n'))
-		return err
+		return writeJSON(s.decision, out)
 	}
 	w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
 	writeCheck(w, out)
 	return w.Flush()
+}
+
+// writeJSON writes v to out as one line of JSON.
+func writeJSON(out io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(append(b, '\n'))
+	return err
 }
 
 // checker is the pipeline that check and explain (command) ask, and the

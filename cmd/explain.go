@@ -188,12 +188,7 @@ func runExplain(s streams, o *explainOptions, build builder) error {
 	}
 	if o.json {
 		out.Request = bytes.TrimSpace(raw)
-		b, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		_, err = s.decision.Write(append(b, '\n'))
-		return err
+		return writeJSON(s.decision, out)
 	}
 	fmt.Fprintf(s.decision, "request:\n%s\n", asciiJSON(pretty.Bytes()))
 	fmt.Fprintf(s.decision, "\nquestion: %s\n\n", out.Question)
