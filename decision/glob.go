@@ -92,13 +92,20 @@ func compileForm(glob string) (globForm, error) {
 	return globForm{glob, guard}, err
 }
 
-// guardRegexp translates a glob into RE2, anchored at both ends.
-func guardRegexp(pattern string) (*regexp.Regexp, error) {
+// Alternatives are the brace-free patterns pattern stands for, its
+// {alternatives} expanded as CompileGlob reads them; an error for a
+// malformed pattern.
+func Alternatives(pattern string) ([]string, error) {
 	if err := checkGlob(pattern); err != nil {
 		return nil, err
 	}
 	budget := maxExpansion
-	alts, err := expandBraces(pattern, nil, &budget)
+	return expandBraces(pattern, nil, &budget)
+}
+
+// guardRegexp translates a glob into RE2, anchored at both ends.
+func guardRegexp(pattern string) (*regexp.Regexp, error) {
+	alts, err := Alternatives(pattern)
 	if err != nil {
 		return nil, err
 	}

@@ -204,7 +204,7 @@ func Offerable(s decision.Scope, d decision.Dimension) bool {
 	if !d.IsShell() || s.Kind == decision.KindExact || s.Kind == "" || s.Kind == decision.KindAny {
 		return s.Covers(d.Value)
 	}
-	return shell.Of(d).Allowed(s.Covers)
+	return shell.Of(d).Allowed(shell.ScopeCovers(s))
 }
 
 // commandScopes are the per-command scopes offered for command line l

@@ -41,6 +41,9 @@ type Glob struct {
 	p   *decision.Pattern
 	id  int
 	src string // as written
+	// allow is the glob as an allow applies it to a simple command of a
+	// command line: word by word (shell.Glob).
+	allow *shell.Glob
 	// lead are the pattern's plain leading words, for a command line
 	// whose known words stop within them (shell.Deny).
 	lead []string
@@ -77,7 +80,11 @@ func (c *Compiler) Glob(pattern string) (Glob, error) {
 	if err != nil {
 		return Glob{}, err
 	}
-	g := Glob{p: p, id: len(c.globs), src: pattern, lead: shell.LeadWords(pattern)}
+	allow, err := shell.CompileGlob(pattern)
+	if err != nil {
+		return Glob{}, err
+	}
+	g := Glob{p: p, id: len(c.globs), src: pattern, allow: allow, lead: shell.LeadWords(pattern)}
 	if len(g.lead) > 0 && strings.HasPrefix(pattern, g.lead[0]) {
 		g.head = g.lead[0]
 	}
@@ -114,8 +121,8 @@ func (c *Compiler) Matcher(s Spec) (Matcher, error) {
 // and, unless it is a command line, cleaned and resolved
 // (decision.Pattern.Allows); the value of a command line (a dimension of
 // syntax shell) only when every one of its simple commands is static and
-// matches (protocol section 10: shell.Line.Allowed, each command's
-// MatchText).
+// matches word by word (protocol section 10: shell.Line.Allowed,
+// shell.Glob.Covers).
 func (m Matcher) Match(c *Cache) bool {
 	ok, part := m.Allows(c)
 	return ok && part == nil
@@ -258,13 +265,12 @@ type Cache struct {
 	lines map[int]*lineIndex
 }
 
-// lineIndex is a dimension's value read as a command line, with the
-// MatchText of each static command, filed by its first word: a glob
+// lineIndex is a dimension's value read as a command line, its static
+// commands filed by the first word of their MatchText: a glob
 // whose pattern starts with a plain word is tried only on the commands
 // starting with it.
 type lineIndex struct {
 	shell.Line
-	texts   []string // "" for a command that is not static
 	byFirst map[string][]int
 	rest    []int // the static commands, for a glob with no plain first word
 	// names are the words of every command that may name the command
@@ -402,7 +408,6 @@ func (c *Cache) line(i int) *lineIndex {
 	}
 	l := &lineIndex{Line: shell.Of(c.req.Dimensions[i]), byFirst: map[string][]int{}, names: map[string]bool{},
 		wide: map[int]shell.Cover{}, allows: map[int]cover{}}
-	l.texts = make([]string, len(l.Commands))
 	for k, cmd := range l.Commands {
 		l.computed = l.computed || cmd.Computed
 		for j, w := range cmd.Words {
@@ -414,8 +419,7 @@ func (c *Cache) line(i int) *lineIndex {
 		if !l.Parsed || !cmd.Static() {
 			continue
 		}
-		l.texts[k] = cmd.MatchText()
-		first := firstWord(l.texts[k])
+		first := firstWord(cmd.MatchText())
 		l.byFirst[first] = append(l.byFirst[first], k)
 		l.names[first] = true
 		l.rest = append(l.rest, k)
@@ -437,8 +441,8 @@ func firstWord(s string) string {
 }
 
 // allowed is g's allow on the simple commands of the command line of
-// dimension i: a static command it matches by its MatchText (protocol
-// section 10; shell.Line.Allowed when it matches them all).
+// dimension i: a static command it covers (shell.Glob.Covers; protocol
+// section 10; shell.Line.Allowed when it covers them all).
 func (c *Cache) allowed(i int, g Glob) cover {
 	l := c.line(i)
 	if r, ok := l.allows[g.id]; ok {
@@ -450,7 +454,7 @@ func (c *Cache) allowed(i int, g Glob) cover {
 		candidates = l.byFirst[g.lead[0]]
 	}
 	for _, j := range candidates {
-		if g.p.Match(l.texts[j]) {
+		if g.allow.Covers(l.Commands[j]) {
 			if r.covered == nil {
 				r.covered = make([]bool, len(l.Commands))
 			}

@@ -24,7 +24,7 @@ dimensions = { command = "git status" }
 [[rule]]
 name = "ls"
 tool = "Bash"
-dimensions = { command = "ls*" }
+dimensions = { command = "{ls,ls *}" }
 [[rule]]
 name = "no-rm-rf"
 decision = "deny"

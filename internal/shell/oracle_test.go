@@ -455,7 +455,7 @@ func staticLinesRunAsSplit(t *testing.T, shell string, d dialect, n int, zsh boo
 	runs, static := runStubbed(t, path, lines), 0
 	for i, l := range lines {
 		sl := SplitDialect(l, decision.Dialect(dialectNames[d]))
-		allowed := sl.Allowed(func(string) bool { return true })
+		allowed := sl.Allowed(func(Command) bool { return true })
 		if !slices.ContainsFunc(sl.Commands, func(c Command) bool { return !c.Static() }) && sl.Parsed {
 			static++
 			var want, files []string

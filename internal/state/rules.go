@@ -195,12 +195,13 @@ func perCommand(s decision.Scope, d decision.Dimension) bool {
 }
 
 // commandsAllowed are the simple commands of l that scope s covers for an
-// allow: static ones whose MatchText it covers; none of a line that does
-// not parse.
+// allow: static ones it covers (shell.ScopeCovers: a glob word by word,
+// another kind on the MatchText); none of a line that does not parse.
 func commandsAllowed(s decision.Scope, l shell.Line) []bool {
 	out := make([]bool, len(l.Commands))
+	covers := shell.ScopeCovers(s)
 	for k, c := range l.Commands {
-		out[k] = l.Parsed && c.Static() && s.Covers(c.MatchText())
+		out[k] = l.Parsed && c.Static() && covers(c)
 	}
 	return out
 }
