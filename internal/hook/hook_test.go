@@ -47,6 +47,9 @@ func TestClaudeCopy(t *testing.T) {
 		{"an MCP tool", decision.Allow, "memory", []decision.ScopeKind{anyK}, true, "mcp__memory__Bash"},
 		{"an exact command", decision.Allow, claudeServer, []decision.ScopeKind{exact, anyK}, true, ""},
 		{"leading words", decision.Allow, claudeServer, []decision.ScopeKind{words}, true, ""},
+		// Claude Code's `Bash(rm -rf build/*)` would let its * span words.
+		{"a glob", decision.Allow, claudeServer, []decision.ScopeKind{decision.KindGlob, anyK}, true, ""},
+		{"a prefix", decision.Allow, claudeServer, []decision.ScopeKind{decision.KindPrefix}, true, ""},
 		{"no dimension", decision.Allow, claudeServer, nil, true, ""},
 		{"a deny", decision.Deny, claudeServer, []decision.ScopeKind{anyK}, true, ""},
 		{"a lifetime", decision.Allow, claudeServer, []decision.ScopeKind{anyK}, false, ""},

@@ -52,6 +52,12 @@ type Glob struct {
 	head string
 }
 
+// deny is g as a deny meets a command line: on the words joined, and
+// on each command as g's allow reads it.
+func (g Glob) deny() shell.Deny {
+	return shell.Deny{Covers: g.p.Match, Lead: g.lead, Each: g.allow.Covers}
+}
+
 // Matcher is a compiled Spec.
 type Matcher struct {
 	fields [4]Glob // p nil: not given
@@ -247,7 +253,7 @@ func (m Matcher) CommandsWide(c *Cache) []Part {
 		p := Part{Dim: d.name, Covered: make([]bool, len(l.Commands))}
 		for k := range l.Commands {
 			one := shell.Line{Commands: l.Commands[k : k+1], Parsed: l.Parsed}
-			p.Covered[k] = d.p.Match(l.Commands[k].Text) || one.Denied(shell.Deny{Covers: d.p.Match, Lead: d.lead}) != shell.Not
+			p.Covered[k] = d.p.Match(l.Commands[k].Text) || one.Denied(d.deny()) != shell.Not
 		}
 		out = append(out, p)
 	}
@@ -299,7 +305,7 @@ func (l *lineIndex) denied(g Glob) shell.Cover {
 		}
 		return shell.Not
 	}
-	return l.Denied(shell.Deny{Covers: g.p.Match, Lead: g.lead})
+	return l.Denied(g.deny())
 }
 
 // cover is a glob's allow on the commands of one command line: which it

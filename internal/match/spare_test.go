@@ -55,7 +55,7 @@ func TestDeniedSparesNothing(t *testing.T) {
 		cache := NewCache(req)
 		l := shell.Split(line)
 		for _, g := range globs {
-			if got, want := cache.line(0).denied(g), l.Denied(shell.Deny{Covers: g.p.Match, Lead: g.lead}); got != want {
+			if got, want := cache.line(0).denied(g), l.Denied(g.deny()); got != want {
 				t.Fatalf("%q, %q: indexed %v, read %v", line, patterns[g.id], got, want)
 			}
 			if got, want := cache.wholeDenied("command", g), g.p.Denies(req.Dimensions[0]); got != want {

@@ -198,3 +198,41 @@ action = "exec"
 dimensions = [{ name = "command", value = "go test ./a; rm x", syntax = "shell" }]
 `)
 }
+
+// A rules file's glob allows word by word (protocol section 10): its `*`
+// within one word, a lone last `*` across the rest; a word holding a
+// blank is never several.
+func TestRulesGlobWordByWord(t *testing.T) {
+	p := parse(t, `
+[[rule]]
+name = "build"
+tool = "Bash"
+dimensions = { command = "rm -rf build/*" }
+[[rule]]
+name = "src"
+tool = "Bash"
+dimensions = { command = "cat src/*" }
+[[rule]]
+name = "status"
+tool = "Bash"
+dimensions = { command = "rm -rf status" }
+[[rule]]
+name = "git"
+tool = "Bash"
+dimensions = { command = "git *" }
+`)
+	for line, want := range map[string]Verdict{
+		"rm -rf build/x":    Allow,
+		"rm -rf build/x ..": Prompt,
+		"rm -rf build/x /":  Prompt,
+		"cat src/a":         Allow,
+		"cat src/a .env":    Prompt,
+		`"rm -rf" status`:   Prompt,
+		"rm -rf status":     Allow,
+		"git log -n 1":      Allow,
+	} {
+		if got, _ := Combine(p.Opinions(req(t, bash(t, line)))); got != want {
+			t.Errorf("%q: %v, want %v", line, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -96,8 +97,8 @@ func ScopeCovers(s decision.Scope) func(Command) bool {
 // matches within one word of the command, never across a blank between
 // two, so `rm -rf build/*` covers `rm -rf build/x` and not `rm -rf
 // build/x /`. Only a last word that is a lone `*` matches more: one or
-// more further words (`git *`, `git status *`), as `*` matches in that
-// alternative read alone. A deny does not use it: it reads the command's
+// more further words (`git *`, `git status *`; `*` alone, any command),
+// as `*` matches in that alternative read alone. A deny does not use it: it reads the command's
 // words joined by spaces, where a `*` spans them (a deny errs wide).
 type Glob struct {
 	alts []alternative
@@ -129,7 +130,7 @@ func CompileGlob(pattern string) (*Glob, error) {
 	for _, alt := range alts {
 		words := patternWords(alt)
 		a := alternative{n: len(words)}
-		if len(words) > 1 && words[len(words)-1] == "*" {
+		if len(words) > 0 && words[len(words)-1] == "*" {
 			a.n, a.rest = len(words)-1, true
 		}
 		if a.p, err = decision.CompileGlob(strings.Join(words, wordBreak)); err != nil {
@@ -151,7 +152,7 @@ func (g *Glob) Covers(c Command) bool {
 				return true
 			}
 		case a.rest && len(words) > a.n:
-			if a.p.Match(strings.Join(words[:a.n], wordBreak) + wordBreak + strings.Join(words[a.n:], " ")) {
+			if a.p.Match(strings.Join(append(slices.Clip(words[:a.n]), strings.Join(words[a.n:], " ")), wordBreak)) {
 				return true
 			}
 		}

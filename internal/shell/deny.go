@@ -32,6 +32,9 @@ type Deny struct {
 	// Lead are the plain leading words of what Covers matches
 	// (LeadWords).
 	Lead []string
+	// Each, when given, covers a command as the allow of the same
+	// pattern reads it (ScopeCovers): a deny covers at least that.
+	Each func(Command) bool
 }
 
 // Denied reports how far d reaches l. A deny errs wide: it covers the
@@ -39,7 +42,8 @@ type Deny struct {
 // run it, that is, starting at any of its words (so a wrapper such as
 // sudo, env, nice -n 5, timeout 5 or xargs, known or not, never hides
 // the command it runs) and with a path-like or zsh `=cmd` name read also
-// as its base name (`/bin/rm`, `./rm`, `=rm` are rm). A reading covers
+// as its base name (`/bin/rm`, `./rm`, `=rm` are rm). A command Each
+// covers is covered as it stands. A reading covers
 // when d's words start it (Words), or Covers covers its text as written
 // or its known words joined by spaces (followed by one when more
 // follows); and, when the command goes on past its known words (an
@@ -50,6 +54,9 @@ type Deny struct {
 func (l Line) Denied(d Deny) Cover {
 	out, scanned := Not, 0
 	for _, c := range l.Commands {
+		if d.Each != nil && d.Each(c) {
+			return Covered
+		}
 		var texts commandTexts
 		if d.Covers != nil {
 			texts = c.texts()

@@ -230,8 +230,8 @@ func count(bs []bool) int {
 // covers reports how far scope s of a rule covers dimension d: for an
 // allow (narrow) every reading of its value, for a deny (wide) any, where
 // a value is also read as a command line (internal/shell), each simple
-// command by its leading words (kind words) or its texts (other kinds).
-// Maybe only where the value is a command line (shell.IsLine, or a words
+// command by its leading words (kind words) or its texts (other kinds),
+// and as the allow of s reads it (shell.ScopeCovers). Maybe only where the value is a command line (shell.IsLine, or a words
 // scope): elsewhere a deny covers or not. line reads d's value, once per
 // request.
 func covers(deny bool, s decision.Scope, d decision.Dimension, line func() shell.Line) shell.Cover {
@@ -241,7 +241,7 @@ func covers(deny bool, s decision.Scope, d decision.Dimension, line func() shell
 	case !deny:
 		return shell.Not
 	}
-	by := shell.Deny{Words: s.Words()}
+	by := shell.Deny{Words: s.Words(), Each: shell.ScopeCovers(s)}
 	if by.Words == nil {
 		by.Covers, by.Lead = s.Covers, shell.LeadWords(s.Match)
 	}

@@ -3,10 +3,12 @@ package state
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/match"
 	"github.com/askperm/askperm/internal/shell"
 )
 
@@ -220,5 +222,85 @@ func TestCoveringMarksMaybe(t *testing.T) {
 	}
 	if got, err := s.Covering(commandRequest("ls"), now); err != nil || len(got) != 0 {
 		t.Errorf("ls: %+v, %v", got, err)
+	}
+}
+
+// A remembered glob allow matches a command word by word (protocol
+// section 10): its `*` within one word, a lone last `*` across the rest;
+// a word holding a blank is never several. A remembered glob deny still
+// reads the words joined.
+func TestGlobAllowWordByWord(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	for _, tc := range []struct {
+		glob, line  string
+		allow, deny bool
+	}{
+		{"rm -rf build/*", "rm -rf build/x ..", false, true},
+		{"rm -rf build/*", "rm -rf build/x", true, true},
+		{"cat src/*", "cat src/a .env", false, true},
+		{"git status *", "git status -s", true, true},
+		{"rm -rf status", `"rm -rf" status`, false, false},
+		{"'rm -rf' status", `"rm -rf" status`, true, true},
+	} {
+		req := commandRequest(tc.line)
+		req.Dimensions[0].Syntax = decision.SyntaxShell
+		for _, verdict := range []string{decision.Allow, decision.Deny} {
+			r := commandRule(verdict, tc.glob)
+			r.Dimensions[0].Kind = decision.KindGlob
+			want := tc.allow
+			if verdict == decision.Deny {
+				want = tc.deny
+			}
+			if got := covered(r, req, now); got != want {
+				t.Errorf("%s %q on %q: %v, want %v", verdict, tc.glob, tc.line, got, want)
+			}
+		}
+	}
+}
+
+// A remembered glob allow, the rules' matcher (match) and the reading
+// describe offers scopes by (shell.Line.Allowed) judge each command by
+// one routine (shell.ScopeCovers): on generated lines and globs they
+// agree.
+func TestGlobAllowOneRoutine(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	words := []string{"rm", "-rf", "build/x", "/", "..", "src/a", ".env", "git", "status", "'rm -rf'", `"a b"`, "$'a\\tb'", "x*y"}
+	globs := []string{"rm -rf build/*", "cat src/*", "git *", "git status *", "rm *", "*", "{git status,rm -rf *}", "'rm -rf' *",
+		"rm -rf status", "*s*", "git st?tus", "rm -rf ?", "\"a b\" *"}
+	c := match.NewCompiler()
+	r := rand.New(rand.NewPCG(21, 22))
+	allowed := 0
+	for range 1000 {
+		var line []string
+		for range 1 + r.IntN(2) {
+			cmd := []string{words[r.IntN(9)]}
+			for range r.IntN(4) {
+				cmd = append(cmd, words[r.IntN(len(words))])
+			}
+			line = append(line, strings.Join(cmd, " "))
+		}
+		value := strings.Join(line, " && ")
+		req := commandRequest(value)
+		req.Dimensions[0].Syntax = decision.SyntaxShell
+		for _, g := range globs {
+			m, err := c.Matcher(match.Spec{Dimensions: map[string]string{"command": g}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rule := commandRule(decision.Allow, g)
+			rule.Dimensions[0].Kind = decision.KindGlob
+			rule.Tool, rule.Action, req.Tool, req.Action = "", "", "", ""
+			rules := covered(rule, req, now)
+			line := shell.Of(req.Dimensions[0]).Allowed(shell.ScopeCovers(decision.Scope{Kind: decision.KindGlob, Match: g}))
+			if matcher := m.Match(match.NewCache(req)); rules != matcher || rules != line {
+				t.Fatalf("%q on %q: remembered %v, rules file %v, shell.Line.Allowed %v", g, value, rules, matcher, line)
+			}
+			if rules {
+				allowed++
+			}
+		}
+	}
+	if allowed == 0 {
+		t.Fatal("no generated line is allowed: the comparison says nothing")
 	}
 }
