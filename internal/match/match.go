@@ -12,6 +12,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/shell"
@@ -43,7 +44,7 @@ type Glob struct {
 	src string // as written
 	// allow is the glob as an allow applies it to a simple command of a
 	// command line: word by word (shell.Glob).
-	allow *shell.Glob
+	allow *allowGlob
 	// lead are the pattern's plain leading words, for a command line
 	// whose known words stop within them (shell.Deny).
 	lead []string
@@ -52,10 +53,26 @@ type Glob struct {
 	head string
 }
 
+// allowGlob is a glob as an allow applies it to a simple command,
+// compiled when first needed: most globs never meet a command line.
+type allowGlob struct {
+	once sync.Once
+	src  string
+	g    *shell.Glob
+}
+
+// covers is shell.Glob.Covers. The pattern compiled as a glob already,
+// so it compiles word by word too; were it not to, it would cover
+// nothing.
+func (a *allowGlob) covers(c shell.Command) bool {
+	a.once.Do(func() { a.g, _ = shell.CompileGlob(a.src) })
+	return a.g != nil && a.g.Covers(c)
+}
+
 // deny is g as a deny meets a command line: on the words joined, and
 // on each command as g's allow reads it.
 func (g Glob) deny() shell.Deny {
-	return shell.Deny{Covers: g.p.Match, Lead: g.lead, Each: g.allow.Covers}
+	return shell.Deny{Covers: g.p.Match, Lead: g.lead, Each: g.allow.covers}
 }
 
 // Matcher is a compiled Spec.
@@ -86,11 +103,7 @@ func (c *Compiler) Glob(pattern string) (Glob, error) {
 	if err != nil {
 		return Glob{}, err
 	}
-	allow, err := shell.CompileGlob(pattern)
-	if err != nil {
-		return Glob{}, err
-	}
-	g := Glob{p: p, id: len(c.globs), src: pattern, allow: allow, lead: shell.LeadWords(pattern)}
+	g := Glob{p: p, id: len(c.globs), src: pattern, allow: &allowGlob{src: pattern}, lead: shell.LeadWords(pattern)}
 	if len(g.lead) > 0 && strings.HasPrefix(pattern, g.lead[0]) {
 		g.head = g.lead[0]
 	}
@@ -460,7 +473,7 @@ func (c *Cache) allowed(i int, g Glob) cover {
 		candidates = l.byFirst[g.lead[0]]
 	}
 	for _, j := range candidates {
-		if g.allow.Covers(l.Commands[j]) {
+		if g.allow.covers(l.Commands[j]) {
 			if r.covered == nil {
 				r.covered = make([]bool, len(l.Commands))
 			}
