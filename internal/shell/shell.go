@@ -11,7 +11,8 @@
 // known before the line runs (an expansion, a glob, a tilde, code the
 // line defines or hands over, a line that does not parse) makes a command
 // opaque, with the reason in words. Allowed (allow.go) says when an allow
-// covers a line, Denied (deny.go) how far a deny reaches it.
+// covers a line, each command judged word by word (Glob, ScopeCovers),
+// Denied (deny.go) how far a deny reaches it.
 package shell
 
 import (
