@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/shell"
 )
 
 // star is "*", the glob every value a wildcard may cover matches: the
@@ -89,4 +90,27 @@ func classRunes(src string) []rune {
 		}
 	}
 	return out
+}
+
+// coversEveryCommand reports whether glob src, as an allow applies it to
+// a command line word by word (shell.Glob), covers every command of one
+// to three words each probe makes that "*" covers (a word read quoted as
+// `$'\t'` it does not): `{[! ]*,[! ]* *}` covers every command so, though
+// it does not match every value.
+func coversEveryCommand(src string) bool {
+	g, err := shell.CompileGlob(src)
+	if err != nil {
+		return false
+	}
+	for _, r := range baseProbes {
+		for _, w := range []string{string(r), "a" + string(r), string(r) + "a"} {
+			for _, ws := range [][]string{{w}, {"a", w}, {w, "a"}, {"a", "a", w}} {
+				c := shell.Command{Words: ws}
+				if star.Match(c.MatchText()) && !g.Covers(c) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

@@ -250,24 +250,24 @@ func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, []example, err
 // the rule would say two things. The globs compile (c.globs.Matcher).
 func (c *compiler) matchesAll(rt *ruleTOML, v Verdict) error {
 	given, narrows := len(rt.When) > 0, len(rt.When) > 0
-	glob := func(src string, name bool) {
+	glob := func(src string, name, dimension bool) {
 		given = true
 		if !narrows {
-			narrows = !c.everything(src, name)
+			narrows = !c.everything(everythingKey{src, name, dimension})
 		}
 	}
 	// A server's name may hold a '/' (one taken from a command line:
 	// "npx @scope/server"); a tool's, source's or action's does not.
 	for _, g := range []*string{rt.Tool, rt.Source, rt.Action} {
 		if g != nil {
-			glob(*g, true)
+			glob(*g, true, false)
 		}
 	}
 	if rt.Server != nil {
-		glob(*rt.Server, false)
+		glob(*rt.Server, false, false)
 	}
 	for _, g := range rt.Dimensions {
-		glob(g, false)
+		glob(g, false, true)
 	}
 	switch {
 	case rt.MatchAll && narrows:
@@ -282,22 +282,22 @@ func (c *compiler) matchesAll(rt *ruleTOML, v Verdict) error {
 	return nil
 }
 
-// everything is matchesEverything of glob src, computed once per glob
-// and kind of field.
-func (c *compiler) everything(src string, name bool) bool {
-	k := everythingKey{src, name}
+// everything is matchesEverything of glob k.src, or, on a dimension,
+// coversEveryCommand (a value may be a command line), computed once per
+// glob and kind of field.
+func (c *compiler) everything(k everythingKey) bool {
 	if e, ok := c.everyValue[k]; ok {
 		return e
 	}
-	p, err := decision.CompileGlob(src)
-	e := err == nil && matchesEverything(p, src, name)
+	p, err := decision.CompileGlob(k.src)
+	e := err == nil && (matchesEverything(p, k.src, k.name) || k.dimension && coversEveryCommand(k.src))
 	c.everyValue[k] = e
 	return e
 }
 
 type everythingKey struct {
-	src  string
-	name bool
+	src             string
+	name, dimension bool
 }
 
 // exampleRequest is a rule's example as a request: the TOML table as the

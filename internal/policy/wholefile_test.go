@@ -97,6 +97,8 @@ func TestMatchAll(t *testing.T) {
 		{"[[rule]]\ntool = \"{*,x}\"\n", `its globs match every value "*" matches`},
 		{"[[rule]]\ntool = \"[!/]*\"\n", `its globs match every value "*" matches`},
 		{"[[rule]]\ntool = \"*\"\ndimensions = { command = \"[^;]*\" }\n", `its globs match every value "*" matches`},
+		// Word by word, as an allow reads a command line: every command.
+		{"[[rule]]\ntool = \"*\"\ndimensions = { command = \"{[! ]*,[! ]* *}\" }\n", `its globs match every value "*" matches`},
 		{"[[rule]]\nmatch_all = true\ntool = \"shell\"\n", "match_all = true, yet matchers narrow the rule"},
 		{"[[rule]]\nmatch_all = true\n[[rule.when]]\npath = \"$.a\"\nexists = true\n", "match_all = true, yet"},
 	} {
