@@ -1,7 +1,9 @@
 package shell
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -131,4 +133,81 @@ func TestGlobCoversWordByWord(t *testing.T) {
 	if hits[true] == 0 || hits[false] == 0 {
 		t.Fatalf("the patterns generated cover all or nothing: %v", hits)
 	}
+}
+
+// Bash as the oracle of the match text: read back by bash (globs off),
+// each command's MatchText is its words, one for one, whatever blanks,
+// line breaks, quotes, controls or bytes they hold; so no word passes
+// for several.
+func TestMatchTextReadsBackAsItsWords(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	var script strings.Builder
+	var want []string
+	for range 500 {
+		var c Command
+		for range 1 + r.IntN(4) {
+			w := genWord(r)
+			switch r.IntN(8) {
+			case 0:
+				w = string([]byte{byte(1 + r.IntN(31))}) + w // a control
+			case 1:
+				w = string([]byte{byte(127 + r.IntN(129))}) + w // DEL, or not UTF-8 alone
+			}
+			c.Words = append(c.Words, w)
+		}
+		fmt.Fprintf(&script, "printf '%%s\\0' %s; printf '\\1'\n", c.MatchText())
+		want = append(want, strings.Join(c.Words, "\x00")+"\x00")
+	}
+	// Globs off: a word's `*` is matched by a pattern, not expanded.
+	out, err := exec.Command(bash, "--norc", "--noprofile", "-f", "-c", script.String()).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(string(out), "\x01")
+	if len(got) != len(want)+1 {
+		t.Fatalf("bash printed %d commands, want %d", len(got)-1, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("bash reads %q as %q", want[i], got[i])
+		}
+	}
+}
+
+// FuzzGlobCovers: a glob compiles word by word exactly when it compiles
+// (decision.CompileGlob), and covers a command of a line only when one
+// alternative's words are as many as the command's (or fewer, before a
+// lone last `*`).
+func FuzzGlobCovers(f *testing.F) {
+	for _, s := range [][2]string{{"rm -rf build/*", "rm -rf build/x .."}, {"cat src/*", "cat src/a .env"}, {"'rm -rf' *", `"rm -rf" status`},
+		{"{ls,git *} -l", "git log -l"}, {"a\\ b [ ]c", "a\\ b ' c'"}, {"x 'a\nb' *", "x $'a\\nb' y"}, {"*", "ls > f"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, line string) {
+		g, err := CompileGlob(pattern)
+		if _, flat := decision.CompileGlob(pattern); (err == nil) != (flat == nil) {
+			t.Fatalf("%q: compiles word by word: %v, as a glob: %v", pattern, err, flat)
+		}
+		if err != nil {
+			return
+		}
+		alts, _ := decision.Alternatives(pattern)
+		for _, c := range Split(line).Commands {
+			if !g.Covers(c) {
+				continue
+			}
+			n := len(c.matchWords())
+			if !slices.ContainsFunc(alts, func(a string) bool {
+				pw := patternWords(a)
+				rest := len(pw) > 0 && pw[len(pw)-1] == "*"
+				return len(pw) == n || rest && n >= len(pw)
+			}) {
+				t.Fatalf("%q covers %q, of %d words, though no alternative has as many", pattern, c.MatchText(), n)
+			}
+		}
+	})
 }
