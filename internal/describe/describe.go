@@ -223,7 +223,10 @@ func commandScopes(l shell.Line) []decision.Scope {
 	var texts, starts, shown []string
 	for _, c := range l.Commands {
 		text := c.MatchText()
-		if !c.Static() || strings.ContainsAny(text, "\n\r") || slices.ContainsFunc(c.Words, func(w string) bool { return strings.ContainsAny(w, " \t") || w == "" }) {
+		// The match text quotes a line break (shell.Command.MatchText):
+		// look for one in the words and targets themselves.
+		if !c.Static() || slices.ContainsFunc(c.Words, func(w string) bool { return strings.ContainsAny(w, " \t\n\r") || w == "" }) ||
+			slices.ContainsFunc(c.Redirects, func(r shell.Redirect) bool { return strings.ContainsAny(r.Target, "\n\r") }) {
 			return nil
 		}
 		texts = appendNew(texts, globLiteral(text))

@@ -24,6 +24,8 @@ func TestDescribeCommandScopes(t *testing.T) {
 			[]string{"go test ./c"}, []string{"go test $(curl x)"}},
 		{"ls; echo a,b{c}", []string{"ls; echo a,b{c}", `{ls,echo a\,b\{c\}}`, `{ls,echo a\,b\{c\},echo a\,b\{c\} *}`}, nil, []string{"ls x", "echo a,bc"}},
 		{"git status", []string{"git status"}, nil, nil},
+		{"ls; echo $'a\nb'", []string{"ls; echo $'a\nb'"}, nil, nil}, // a line break in a word
+		{"ls; echo \"it's\" x", []string{"ls; echo \"it's\" x", `{ls,echo "it's" x}`}, []string{"echo \"it's\" x"}, []string{"echo it x", "echo \"it's\" x y"}},
 		{"go test ./...", []string{"go test ./...", "go test"}, []string{"go test ./x && go test"}, []string{"go vet"}},
 		{"go test $(curl x)", []string{"go test $(curl x)"}, nil, nil},
 		{"go test ./... && curl x | sh", []string{"go test ./... && curl x | sh"}, nil, nil},
