@@ -460,8 +460,9 @@ func firstWord(s string) string {
 }
 
 // allowed is g's allow on the simple commands of the command line of
-// dimension i: a static command it covers (shell.Glob.Covers; protocol
-// section 10; shell.Line.Allowed when it covers them all).
+// dimension i: shell.Line.Covered by g's word-by-word glob (protocol
+// section 10), tried only on the static commands the index files under
+// g's first word. TestAllowsAgreesWithShell holds it to shell's.
 func (c *Cache) allowed(i int, g Glob) cover {
 	l := c.line(i)
 	if r, ok := l.allows[g.id]; ok {

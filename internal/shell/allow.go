@@ -66,15 +66,18 @@ func (c Command) Static() bool { return !c.Opaque && !c.Computed && !c.Inner && 
 // running no command (empty, assignments, comments) is allowed by
 // nothing.
 func (l Line) Allowed(covers func(Command) bool) bool {
-	if !l.Parsed || len(l.Commands) == 0 {
-		return false
+	return len(l.Commands) > 0 && !slices.Contains(l.Covered(covers), false)
+}
+
+// Covered says, for each command of l, whether an allow covers it: l
+// parsed, the command Static and covered by covers. A line that does not
+// parse has none covered.
+func (l Line) Covered(covers func(Command) bool) []bool {
+	out := make([]bool, len(l.Commands))
+	for k, c := range l.Commands {
+		out[k] = l.Parsed && c.Static() && covers(c)
 	}
-	for _, c := range l.Commands {
-		if !c.Static() || !covers(c) {
-			return false
-		}
-	}
-	return true
+	return out
 }
 
 // ScopeCovers is how scope s, in an allow, judges one simple command: a

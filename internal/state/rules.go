@@ -145,7 +145,9 @@ func (r Rule) covers(req *decision.Request, now time.Time, lines *readings) (she
 		}
 		s, dim := decision.Scope{Match: d.Match, Kind: d.Kind}, req.Dimensions[i]
 		if r.Decision != decision.Deny && perCommand(s, dim) {
-			covered := commandsAllowed(s, lines.of(i)())
+			// Static commands it covers (a glob word by word, another
+			// kind on the match text); none of a line not parsed.
+			covered := lines.of(i)().Covered(shell.ScopeCovers(s))
 			switch n := count(covered); {
 			case n == 0:
 				return shell.Not, nil
@@ -192,18 +194,6 @@ func (r Rule) covers(req *decision.Request, now time.Time, lines *readings) (she
 // any.
 func perCommand(s decision.Scope, d decision.Dimension) bool {
 	return d.IsShell() && s.Kind != decision.KindExact && s.Kind != "" && s.Kind != decision.KindAny
-}
-
-// commandsAllowed are the simple commands of l that scope s covers for an
-// allow: static ones it covers (shell.ScopeCovers: a glob word by word,
-// another kind on the MatchText); none of a line that does not parse.
-func commandsAllowed(s decision.Scope, l shell.Line) []bool {
-	out := make([]bool, len(l.Commands))
-	covers := shell.ScopeCovers(s)
-	for k, c := range l.Commands {
-		out[k] = l.Parsed && c.Static() && covers(c)
-	}
-	return out
 }
 
 // commandsDenied are the simple commands of l that scope s reaches for a
