@@ -421,8 +421,9 @@ type ClaudeCopy struct {
 // set to any has one, the tool's name alone: Claude Code's Bash rules are
 // wider than any scope askperm offers (it strips leading safe variable
 // assignments, comment lines and wrappers such as timeout, nice and nohup
-// before matching, matches each part of a compound command apart, and
-// binds none of the call's flags), its path rules cover every tool that
+// before matching, matches each part of a compound command apart, its
+// `*` matches across spaces, so `Bash(rm -rf build/*)` would allow `rm
+// -rf build/x /`, and it binds none of the call's flags), its path rules cover every tool that
 // edits and everything below a folder, and its rules never expire. Deny
 // rules have none (a deny answer takes no rules). A rule with no
 // dimension has none either: it was no one's choice of any.
