@@ -3,7 +3,6 @@ package policy
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,14 +25,14 @@ import (
 // decides anything a full load would not.
 
 // cacheVersion changes whenever cached's form or its meaning does.
-const cacheVersion = 3
+const cacheVersion = 4
 
 // cached is a cache file's contents.
 type cached struct {
 	Version         int
 	Key             [sha256.Size]byte
 	Rules           cachedRules
-	Verbs           []byte // JSON, nil: none; gob would take a list given empty for one left out
+	Verbs           []byte // JSON, nil: none
 	VerbsFile       string
 	Annotations     []annotationTOML
 	AnnotationsFile string
@@ -181,8 +180,8 @@ func readCache(path string, key [sha256.Size]byte) *Policy {
 	if err != nil {
 		return nil
 	}
-	var cf cached
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&cf) != nil || cf.Version != cacheVersion || cf.Key != key {
+	cf, ok := decodeCached(b)
+	if !ok || cf.Key != key {
 		return nil
 	}
 	p, err := cf.policy()
@@ -296,9 +295,9 @@ func writeCache(path string, key [sha256.Size]byte, p *Policy) {
 	for _, h := range p.index.heads {
 		cf.Heads = append(cf.Heads, cachedHead{Dim: h.dim, Rules: fileMap(h.rules), All: h.all})
 	}
-	var b bytes.Buffer
+	b, err := cf.encode()
 	dir := filepath.Dir(path)
-	if gob.NewEncoder(&b).Encode(&cf) != nil || os.MkdirAll(dir, 0o700) != nil {
+	if err != nil || os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
 	tmp, err := os.CreateTemp(dir, ".rules-*.tmp")
@@ -306,7 +305,7 @@ func writeCache(path string, key [sha256.Size]byte, p *Policy) {
 		return
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(b.Bytes())
+	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		return
 	}

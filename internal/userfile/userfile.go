@@ -35,9 +35,10 @@ func Read(path string) ([]byte, error) {
 	if err := check(fi, os.Geteuid()); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// Sized to the file: a big rules file (or its compiled cache) is read
-	// without growing the buffer many times over.
-	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), MaxSize)+1))
+	// Sized to the file, with the room ReadFrom wants free before each
+	// read (bytes.MinRead): a big rules file (or its compiled cache) is
+	// read into one buffer, never copied into a larger one.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), MaxSize)+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxSize+1)); err != nil {
 		return nil, err
 	}
