@@ -157,17 +157,16 @@ func (f filed) unfile() (map[string][]int32, bool) {
 }
 
 // cacheKey is the digest of the files loaded, in order: their paths and
-// contents. name is the cache's file name, of their paths alone: one
-// cache for one list of files, rewritten when any of them changes.
-func cacheKey(paths []string, contents [][]byte) (key [sha256.Size]byte, name string) {
+// contents' digests. name is the cache's file name, of their paths alone:
+// one cache for one list of files, rewritten when any of them changes.
+func cacheKey(paths []string, digests [][sha256.Size]byte) (key [sha256.Size]byte, name string) {
 	h := sha256.New()
 	fmt.Fprintf(h, "askperm rules cache %d\n", cacheVersion)
 	for _, p := range paths {
 		fmt.Fprintf(h, "%d:%s\n", len(p), p)
 	}
 	name = fmt.Sprintf("rules-%x.cache", h.Sum(nil)[:8])
-	for _, c := range contents {
-		d := sha256.Sum256(c)
+	for _, d := range digests {
 		h.Write(d[:])
 	}
 	return [sha256.Size]byte(h.Sum(nil)), name

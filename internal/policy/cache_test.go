@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -179,7 +180,7 @@ func TestCacheUsedOnlyForItsFiles(t *testing.T) {
 	if len(caches) != 2 {
 		t.Fatalf("caches %v: one for each list of files", caches)
 	}
-	key, name := cacheKey([]string{a}, [][]byte{[]byte("[[rule]]\nname = \"b\"\ntool = \"shell\"\n")})
+	key, name := cacheKey([]string{a}, [][sha256.Size]byte{sha256.Sum256([]byte("[[rule]]\nname = \"b\"\ntool = \"shell\"\n"))})
 	cache := filepath.Join(state, name)
 	good, err := os.ReadFile(cache)
 	if err != nil {

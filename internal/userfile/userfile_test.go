@@ -1,6 +1,10 @@
 package userfile
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +107,35 @@ func TestReadRefusesOversizedFile(t *testing.T) {
 	}
 	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// Digest refuses what Read refuses, with the same error, and is the
+// digest of what Read returns, at sizes around Read's buffer's edges.
+func TestDigestIsReadsDigest(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{write(t, 0o666), dir, fifo, filepath.Join(dir, "missing")}
+	for i, n := range []int{0, 1, bytes.MinRead - 1, 32 << 10, 32<<10 + 1, 1 << 20, MaxSize, MaxSize + 1} {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		b := make([]byte, n)
+		rand.NewChaCha8([32]byte{byte(n)}).Read(b)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		b, rerr := Read(p)
+		d, derr := Digest(p)
+		if fmt.Sprint(rerr) != fmt.Sprint(derr) {
+			t.Errorf("%s: Read: %v, Digest: %v", p, rerr, derr)
+		}
+		if rerr == nil && d != sha256.Sum256(b) {
+			t.Errorf("%s: not the digest of Read's %d bytes", p, len(b))
+		}
 	}
 }
