@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/askperm/askperm/decision"
@@ -115,8 +116,10 @@ type Outcome struct {
 
 // Pipeline decides requests.
 type Pipeline struct {
-	c     Config
-	chain []prompt.Frontend
+	c Config
+	// chain is built when first asked: a decision without a person
+	// never touches the frontends' code.
+	chain func() []prompt.Frontend
 	// store is held (a one-slot semaphore) while this process has the
 	// state store open (withStore).
 	store chan struct{}
@@ -130,7 +133,7 @@ func New(c Config) *Pipeline {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
-	return &Pipeline{c: c, chain: chain(c.Frontends, c.Prompt), store: make(chan struct{}, 1)}
+	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c.Frontends, c.Prompt) }), store: make(chan struct{}, 1)}
 }
 
 // Run reads one request from r, at most MaxRequest bytes up to EOF before
@@ -257,7 +260,7 @@ func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, o
 // decision.
 func (p *Pipeline) ask(ctx context.Context, f *form.Form) (*decision.Decision, error) {
 	req := f.Req
-	a, by, err := prompt.Ask(ctx, p.chain, f)
+	a, by, err := prompt.Ask(ctx, p.chain(), f)
 	switch {
 	case ctx.Err() != nil:
 		return ended(ctx, req, by), nil
