@@ -195,6 +195,9 @@ func (cf *cached) policy() (*Policy, error) {
 	if !cf.Rules.valid() {
 		return nil, errors.New("rules out of place")
 	}
+	if !cf.within() {
+		return nil, errors.New("index out of place")
+	}
 	c := newCompiler()
 	p := &Policy{rules: make([]*Rule, cf.Rules.n()), lazy: &lazyRules{c: c, src: &cf.Rules}, index: &index{rest: cf.Rest}}
 	if cf.Verbs != nil {
@@ -234,30 +237,36 @@ func (cf *cached) policy() (*Policy, error) {
 		}
 		p.index.heads = append(p.index.heads, headRules{dim: h.Dim, rules: rules, all: h.All})
 	}
-	n := int32(cf.Rules.n())
-	for _, i := range p.index.all() {
-		if i < 0 || i >= n {
-			return nil, fmt.Errorf("rule %d of %d", i, n)
-		}
-	}
 	return p, nil
 }
 
-// all is every rule number the index files, each once or more.
-func (ix *index) all() []int32 {
-	out := ix.rest
-	for _, k := range ix.keyed {
-		for _, rs := range k.rules {
-			out = append(out, rs...)
+// within reports whether every rule number cf's index files is one of
+// its rules. A map's lists share its filed's Nos, so checking those
+// checks every list.
+func (cf *cached) within() bool {
+	n := int32(cf.Rules.n())
+	ok := func(nos []int32) bool {
+		for _, i := range nos {
+			if i < 0 || i >= n {
+				return false
+			}
+		}
+		return true
+	}
+	if !ok(cf.Rest) {
+		return false
+	}
+	for _, k := range cf.Keyed {
+		if !ok(k.Rules.Nos) {
+			return false
 		}
 	}
-	for _, h := range ix.heads {
-		out = append(out, h.all...)
-		for _, rs := range h.rules {
-			out = append(out, rs...)
+	for _, h := range cf.Heads {
+		if !ok(h.Rules.Nos) || !ok(h.All) {
+			return false
 		}
 	}
-	return out
+	return true
 }
 
 // writeCache writes the cache of p, loaded from the files of key, to
