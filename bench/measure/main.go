@@ -5,7 +5,8 @@
 //
 // Sections (-only takes a comma list of their numbers):
 //
-//	1  a request decided without a human, whole process, against the floor
+//	1  a request decided without a human, whole process, against the floor; the canned decision against
+//	   libfloor, with the page faults of the three and askperm's own package initialisers
 //	2  the terminal UI's first complete frame on a pty, against gum confirm
 //	3  a desktop dialog's window appearing under Xvfb, against bare yad/zenity
 //	4  a 1 MiB request: wall time and peak memory, against the floor
