@@ -24,34 +24,17 @@ func (cf *cached) encode() ([]byte, error) {
 	e := &encoder{b: append(make([]byte, 0, len(cf.Rules.Blob)+len(cf.Rules.Ends)*4+1024), cacheMagic...)}
 	e.uint(uint64(cf.Version))
 	e.b = append(e.b, cf.Key[:]...)
-	e.uint(uint64(len(cf.Rules.Files)))
-	for _, f := range cf.Rules.Files {
-		e.str(f)
-	}
+	encodeList(e, cf.Rules.Files, e.str)
 	e.int32s(cf.Rules.Firsts)
 	e.bytes(cf.Rules.Blob)
 	e.uint32s(cf.Rules.Ends)
 	e.bool(cf.Verbs != nil)
 	e.bytes(cf.Verbs)
 	e.str(cf.VerbsFile)
-	e.uint(uint64(len(cf.Annotations)))
-	for _, a := range cf.Annotations {
-		e.str(a.Tool)
-		e.str(a.Mode)
-	}
+	encodeList(e, cf.Annotations, func(a annotationTOML) { e.str(a.Tool); e.str(a.Mode) })
 	e.str(cf.AnnotationsFile)
-	e.uint(uint64(len(cf.Keyed)))
-	for _, k := range cf.Keyed {
-		e.str(k.Path)
-		e.bool(k.First)
-		e.filed(k.Rules)
-	}
-	e.uint(uint64(len(cf.Heads)))
-	for _, h := range cf.Heads {
-		e.str(h.Dim)
-		e.filed(h.Rules)
-		e.int32s(h.All)
-	}
+	encodeList(e, cf.Keyed, func(k cachedKeyed) { e.str(k.Path); e.bool(k.First); e.filed(k.Rules) })
+	encodeList(e, cf.Heads, func(h cachedHead) { e.str(h.Dim); e.filed(h.Rules); e.int32s(h.All) })
 	e.int32s(cf.Rest)
 	return e.b, nil
 }
@@ -68,10 +51,7 @@ func decodeCached(b []byte) (*cached, bool) {
 		return nil, false
 	}
 	copy(cf.Key[:], d.take(uint64(len(cf.Key))))
-	cf.Rules.Files = make([]string, d.count())
-	for i := range cf.Rules.Files {
-		cf.Rules.Files[i] = d.str()
-	}
+	cf.Rules.Files = decodeList(d, d.str)
 	cf.Rules.Firsts = d.int32s()
 	cf.Rules.Blob = d.bytes()
 	cf.Rules.Ends = d.uint32s()
@@ -81,21 +61,10 @@ func decodeCached(b []byte) (*cached, bool) {
 		d.bytes()
 	}
 	cf.VerbsFile = d.str()
-	if n := d.count(); n > 0 {
-		cf.Annotations = make([]annotationTOML, n)
-		for i := range cf.Annotations {
-			cf.Annotations[i] = annotationTOML{Tool: d.str(), Mode: d.str()}
-		}
-	}
+	cf.Annotations = decodeList(d, func() annotationTOML { return annotationTOML{Tool: d.str(), Mode: d.str()} })
 	cf.AnnotationsFile = d.str()
-	cf.Keyed = make([]cachedKeyed, d.count())
-	for i := range cf.Keyed {
-		cf.Keyed[i] = cachedKeyed{Path: d.str(), First: d.bool(), Rules: d.filed()}
-	}
-	cf.Heads = make([]cachedHead, d.count())
-	for i := range cf.Heads {
-		cf.Heads[i] = cachedHead{Dim: d.str(), Rules: d.filed(), All: d.int32s()}
-	}
+	cf.Keyed = decodeList(d, func() cachedKeyed { return cachedKeyed{Path: d.str(), First: d.bool(), Rules: d.filed()} })
+	cf.Heads = decodeList(d, func() cachedHead { return cachedHead{Dim: d.str(), Rules: d.filed(), All: d.int32s()} })
 	cf.Rest = d.int32s()
 	if d.bad || len(d.b) != 0 {
 		return nil, false
@@ -104,6 +73,28 @@ func decodeCached(b []byte) (*cached, bool) {
 }
 
 type encoder struct{ b []byte }
+
+// encodeList writes vs' length, then each of vs with one.
+func encodeList[T any](e *encoder, vs []T, one func(T)) {
+	e.uint(uint64(len(vs)))
+	for _, v := range vs {
+		one(v)
+	}
+}
+
+// decodeList reads a list encodeList wrote, each element with one; nil
+// when empty.
+func decodeList[T any](d *decoder, one func() T) []T {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	vs := make([]T, n)
+	for i := range vs {
+		vs[i] = one()
+	}
+	return vs
+}
 
 func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 
