@@ -111,7 +111,7 @@ func coversEveryCommand(src string) bool {
 		for _, w := range []string{string(r), "a" + string(r), string(r) + "a"} {
 			for _, ws := range [][]string{{w}, {"a", w}, {w, "a"}, {"a", "a", w}} {
 				c := shell.Command{Words: ws}
-				if star.Match(c.MatchText()) && !g.Covers(c) {
+				if star().Match(c.MatchText()) && !g.Covers(c) {
 					return false
 				}
 			}
