@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askperm/askperm/decision"
@@ -505,24 +506,88 @@ func (p *Pipeline) sayMemoryOverCanned(c *call, d *decision.Decision, ops []poli
 	}
 }
 
-// withStore runs fn on the state store, open for fn alone. The requests of
-// one process (the gate's and `askperm mcp`'s calls) take turns in the
-// process first: the store's lock admits one open at a time, also within
-// a process, and a turn handed over in memory costs nothing, where calls
-// racing for the file lock wake each other in the kernel. The store is
-// not kept open between requests, as its lock would shut out every other
-// helper of the user for the process's lifetime.
+// withStore runs fn on the state store. The requests of one process (the
+// gate's and `askperm mcp`'s calls) share one open store while any of them
+// needs it: the first opens it, those that ask while it is open join, and
+// each runs fn in turn, its own transaction, its errors its own. The last
+// to leave closes it, and so does any once it has been open for maxHold:
+// its lock shuts out every other helper of the user, so it is never kept
+// for the process's lifetime, nor while a person is asked (no call is in
+// withStore then). Every wait, for the turn or for the lock, is bounded by
+// the waiting request's ctx.
 func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) error {
+	h := &p.store
+	h.mu.Lock()
+	h.waiting++
+	h.mu.Unlock()
 	select {
-	case p.store <- struct{}{}:
-		defer func() { <-p.store }()
+	case h.turn <- struct{}{}:
 	case <-ctx.Done():
+		h.leave(false)
 		return fmt.Errorf("%s: waiting for this process's other requests: %w", state.DBName, ctx.Err())
 	}
-	s, err := state.Open(ctx, p.c.Memory.Dir)
-	if err != nil {
-		return err
+	if h.s == nil {
+		s, err := h.open(ctx, p.c.Memory.Dir)
+		if err != nil {
+			h.leave(true)
+			return err
+		}
+		h.s, h.opened = s, time.Now()
 	}
-	defer s.Close()
-	return fn(s)
+	defer h.leave(true)
+	return fn(h.s)
+}
+
+// maxHold bounds how long one process keeps the store open while its
+// requests keep coming, so that other helpers of the user, waiting for
+// its lock, get their turn between.
+const maxHold = 20 * time.Millisecond
+
+// storeHolder is one process's state store, open while its requests use
+// it (withStore). The turn is one slot: whoever holds it alone opens,
+// uses or closes the store, so s changes only in the turn, and bbolt's
+// own writer lock, which no deadline reaches, is never waited for.
+type storeHolder struct {
+	turn chan struct{}
+	// mu guards waiting, the requests in withStore, and makes a leaving
+	// request's check of it one step with giving back the turn.
+	mu      sync.Mutex
+	waiting int
+	s       *state.Store
+	opened  time.Time
+	// open is state.Open; hold is maxHold. Tests change them.
+	open func(context.Context, string) (*state.Store, error)
+	hold time.Duration
+}
+
+func newStoreHolder() storeHolder {
+	return storeHolder{turn: make(chan struct{}, 1), open: state.Open, hold: maxHold}
+}
+
+// leave ends a request's use of the store, giving back the turn when it
+// holds it (turn). The store is closed when no request is left waiting
+// for it, or when it has been open for hold. A request that gave up
+// waiting and was the last closes it too, taking the free turn: a turn
+// held by another means that one has yet to leave, and will close it.
+func (h *storeHolder) leave(turn bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.waiting--
+	if !turn {
+		if h.waiting > 0 {
+			return
+		}
+		select {
+		case h.turn <- struct{}{}:
+		default:
+			return
+		}
+	}
+	if h.s != nil && (h.waiting == 0 || time.Since(h.opened) >= h.hold) {
+		// Nothing was written outside a committed transaction: closing
+		// loses nothing, and its error leaves the lock released anyway.
+		_ = h.s.Close()
+		h.s = nil
+	}
+	<-h.turn
 }

@@ -120,9 +120,9 @@ type Pipeline struct {
 	// chain is built when first asked: a decision without a person
 	// never touches the frontends' code.
 	chain func() []prompt.Frontend
-	// store is held (a one-slot semaphore) while this process has the
-	// state store open (withStore).
-	store chan struct{}
+	// store is the state store, open while this process's requests use
+	// it (withStore).
+	store storeHolder
 }
 
 // New returns the pipeline of c.
@@ -133,7 +133,7 @@ func New(c Config) *Pipeline {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
-	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c.Frontends, c.Prompt) }), store: make(chan struct{}, 1)}
+	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c.Frontends, c.Prompt) }), store: newStoreHolder()}
 }
 
 // Run reads one request from r, at most MaxRequest bytes up to EOF before
