@@ -392,9 +392,23 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 	}
 	e := auditEntry(c, d, ops, p.c.Now())
 	e.NotRemembered = c.notRemembered
-	if err := state.AppendAudit(ctx, p.c.Memory.Dir, e); err != nil {
+	if err := p.appendAudit(ctx, e); err != nil {
 		p.c.Warn(fmt.Sprintf("audit log: %v", err))
 	}
+}
+
+// appendAudit appends e to the audit log. The requests of one process
+// take turns for it in memory first, as for the store: racing for the
+// log's file lock they would wake each other in the kernel. One whose ctx
+// ends while waiting still appends, as AppendAudit bounds its own waits
+// and says what became of the line.
+func (p *Pipeline) appendAudit(ctx context.Context, e state.AuditEntry) error {
+	select {
+	case p.audit <- struct{}{}:
+		defer func() { <-p.audit }()
+	case <-ctx.Done():
+	}
+	return state.AppendAudit(ctx, p.c.Memory.Dir, e)
 }
 
 // remembers says whether decision d of c's request is recorded in the

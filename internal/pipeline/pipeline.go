@@ -123,6 +123,9 @@ type Pipeline struct {
 	// store is the state store, open while this process's requests use
 	// it (withStore).
 	store storeHolder
+	// audit is held (a one-slot semaphore) while one of this process's
+	// requests appends to the audit log (appendAudit).
+	audit chan struct{}
 }
 
 // New returns the pipeline of c.
@@ -133,7 +136,7 @@ func New(c Config) *Pipeline {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
-	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c.Frontends, c.Prompt) }), store: newStoreHolder()}
+	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c.Frontends, c.Prompt) }), store: newStoreHolder(), audit: make(chan struct{}, 1)}
 }
 
 // Run reads one request from r, at most MaxRequest bytes up to EOF before
