@@ -11,7 +11,7 @@
 //	3  a desktop dialog's window appearing under Xvfb, against bare yad/zenity
 //	4  a 1 MiB request: wall time and peak memory, against the floor
 //	5  one request against 10,000 rules: in-process, and askperm check against Codex's execpolicy check
-//	6  askperm gate's added latency per MCP tool call
+//	6  askperm gate's added latency per MCP tool call, and 1, 10, 100 calls at once with memory on vs off
 //	7  the state store's cost per request, and 50 parallel helpers
 //	8  scaling, each size against the smallest: a decision by memory and rules list at 10 to 100,000
 //	   remembered rules, askperm log at 10,000 to 1,000,000 audit lines (time, peak memory), and a
