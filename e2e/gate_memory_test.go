@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestGateConcurrentCallsWithMemory: twenty calls in flight at once
@@ -17,16 +19,7 @@ func TestGateConcurrentCallsWithMemory(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o600)
 	env := memoryEnv()
 	s := gateSession(t, env, dir, "--answer", "allow-once")
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Go(func() {
-			text, isErr := call(t, s, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
-			if isErr || text != "hello" {
-				t.Errorf("call %d: %q, error %v", i, text, isErr)
-			}
-		})
-	}
-	wg.Wait()
+	readAtOnce(t, s, dir, 20)
 	state := strings.TrimPrefix(env[len(env)-1], "XDG_STATE_HOME=")
 	log := auditLog(t, state)
 	allowed := 0
@@ -41,4 +34,20 @@ func TestGateConcurrentCallsWithMemory(t *testing.T) {
 	if r := runPipe(t, nil, env, "rules", "list"); r.code != 0 {
 		t.Errorf("rules list, the gate running: exit %d, %s", r.code, r.stderr)
 	}
+}
+
+// readAtOnce reads dir's notes.txt ("hello") through s with n calls in
+// flight at once, each of which must succeed.
+func readAtOnce(t *testing.T, s *mcp.ClientSession, dir string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			text, isErr := call(t, s, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
+			if isErr || text != "hello" {
+				t.Errorf("call %d in flight: %q, error %v", i, text, isErr)
+			}
+		})
+	}
+	wg.Wait()
 }
