@@ -28,27 +28,57 @@ func toolReq(t *testing.T, id, tool, session string) *decision.Request {
 	return req
 }
 
-// countOpens makes p count its openings of the store, each one held back
-// until all of calls are waiting for the store, so that a burst has
-// arrived before the store opens; and keeps it open as long as calls
-// keep coming.
-func countOpens(p *Pipeline, calls int) *atomic.Int32 {
-	var opens atomic.Int32
+// countOpens makes p count its openings of the store, and keep it open as
+// long as calls keep coming. After each call of arriving, the next opening
+// is held back until calls are waiting for the store, so that a burst
+// has arrived before the store opens.
+func countOpens(p *Pipeline, calls int) (opens *atomic.Int32, arriving func()) {
+	opens = new(atomic.Int32)
+	var burst atomic.Bool
 	h := &p.store
 	h.hold = time.Hour
+	allWaiting := func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.waiting == calls
+	}
 	h.open = func(ctx context.Context, dir string) (*state.Store, error) {
 		opens.Add(1)
-		for {
-			h.mu.Lock()
-			n := h.waiting
-			h.mu.Unlock()
-			if n == calls {
-				return state.Open(ctx, dir)
+		if burst.Swap(false) {
+			for !allWaiting() {
+				time.Sleep(time.Millisecond)
 			}
-			time.Sleep(time.Millisecond)
+		}
+		return state.Open(ctx, dir)
+	}
+	return opens, func() { burst.Store(true) }
+}
+
+// A store open for its hold is closed after the call using it though
+// others wait, so that other helpers get their turn: with no hold, each
+// call of a burst opens it anew, and each is recorded.
+func TestStoreClosedAfterItsHold(t *testing.T) {
+	const calls = 10
+	dir := t.TempDir()
+	canned, _ := answers.Single("allow-once", "")
+	p := pipe(Config{Memory: &Memory{Dir: dir, SessionIdle: time.Hour, Breaker: state.DefaultBreaker}, Answers: canned})
+	opens, arriving := countOpens(p, calls)
+	p.store.hold = 0
+	arriving()
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() { p.DecideRequest(context.Background(), toolReq(t, fmt.Sprint("h", i), "write_file", "s1")) })
+	}
+	wg.Wait()
+	if opens.Load() != calls {
+		t.Errorf("%d calls, each past the hold, opened the store %d times", calls, opens.Load())
+	}
+	ids := auditIDs(t, dir)
+	for i := range calls {
+		if n := ids[fmt.Sprint("h", i)]; n != 1 {
+			t.Errorf("call %d is %d times in the audit log", i, n)
 		}
 	}
-	return &opens
 }
 
 // openFree opens the store at once, as another process would, and closes
@@ -89,8 +119,9 @@ func TestBurstOpensStoreOnce(t *testing.T) {
 	dir := t.TempDir()
 	canned, _ := answers.Single("allow-once", "")
 	p := pipe(Config{Memory: &Memory{Dir: dir, SessionIdle: time.Hour, Breaker: state.DefaultBreaker}, Answers: canned})
-	opens := countOpens(p, calls)
+	opens, arriving := countOpens(p, calls)
 	for burst := range 2 {
+		arriving()
 		var wg sync.WaitGroup
 		for i := range calls {
 			wg.Go(func() {
