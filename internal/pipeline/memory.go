@@ -540,15 +540,14 @@ func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) e
 		h.leave(false)
 		return fmt.Errorf("%s: waiting for this process's other requests: %w", state.DBName, ctx.Err())
 	}
+	defer h.leave(true) // also after a panic, which the pipeline turns into a deny
 	if h.s == nil {
 		s, err := h.open(ctx, p.c.Memory.Dir)
 		if err != nil {
-			h.leave(true)
 			return err
 		}
 		h.s, h.opened = s, time.Now()
 	}
-	defer h.leave(true)
 	return fn(h.s)
 }
 

@@ -322,3 +322,29 @@ func TestGivingUpLeavesStoreClosed(t *testing.T) {
 	h.leave(false)
 	openFree(t, dir, "the last waiting call given up")
 }
+
+// A panic while the store is opened or used gives back the turn and
+// closes the store: the pipeline turns the panic into a deny, and the
+// next call is not left waiting.
+func TestPanicInStoreGivesBackTurn(t *testing.T) {
+	dir := t.TempDir()
+	p := pipe(Config{Memory: &Memory{Dir: dir}})
+	panicking := func(run func()) {
+		defer func() {
+			if recover() == nil {
+				t.Error("no panic")
+			}
+		}()
+		run()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	p.store.open = func(context.Context, string) (*state.Store, error) { panic("opening") }
+	panicking(func() { p.withStore(ctx, func(*state.Store) error { return nil }) })
+	p.store.open = state.Open
+	panicking(func() { p.withStore(ctx, func(*state.Store) error { panic("using") }) })
+	if err := p.withStore(ctx, func(*state.Store) error { return nil }); err != nil {
+		t.Errorf("after the panics: %v", err)
+	}
+	openFree(t, dir, "after the panics")
+}
