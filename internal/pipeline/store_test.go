@@ -59,17 +59,10 @@ func countOpens(p *Pipeline, calls int) (opens *atomic.Int32, arriving func()) {
 // call of a burst opens it anew, and each is recorded.
 func TestStoreClosedAfterItsHold(t *testing.T) {
 	const calls = 10
-	dir := t.TempDir()
-	canned, _ := answers.Single("allow-once", "")
-	p := pipe(Config{Memory: &Memory{Dir: dir, SessionIdle: time.Hour, Breaker: state.DefaultBreaker}, Answers: canned})
-	opens, arriving := countOpens(p, calls)
+	p, dir, opens, arriving := countingPipe(t, calls)
 	p.store.hold = 0
 	arriving()
-	var wg sync.WaitGroup
-	for i := range calls {
-		wg.Go(func() { p.DecideRequest(context.Background(), toolReq(t, fmt.Sprint("h", i), "write_file", "s1")) })
-	}
-	wg.Wait()
+	decideAtOnce(t, p, "h", calls)
 	if opens.Load() != calls {
 		t.Errorf("%d calls, each past the hold, opened the store %d times", calls, opens.Load())
 	}
@@ -79,6 +72,31 @@ func TestStoreClosedAfterItsHold(t *testing.T) {
 			t.Errorf("call %d is %d times in the audit log", i, n)
 		}
 	}
+}
+
+// countingPipe is a pipeline with memory in a new directory, answering
+// allow-once, that counts its openings of the store (countOpens).
+func countingPipe(t *testing.T, calls int) (p *Pipeline, dir string, opens *atomic.Int32, arriving func()) {
+	dir = t.TempDir()
+	canned, _ := answers.Single("allow-once", "")
+	p = pipe(Config{Memory: &Memory{Dir: dir, SessionIdle: time.Hour, Breaker: state.DefaultBreaker}, Answers: canned})
+	opens, arriving = countOpens(p, calls)
+	return p, dir, opens, arriving
+}
+
+// decideAtOnce decides calls requests at once on p, each of its own
+// session, the i-th with id prefix+i, each to be allowed.
+func decideAtOnce(t *testing.T, p *Pipeline, prefix string, calls int) {
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			out := p.DecideRequest(context.Background(), toolReq(t, fmt.Sprint(prefix, i), "write_file", fmt.Sprint("s", i)))
+			if out.Err != nil || out.Decision == nil || out.Decision.Decision != decision.Allow {
+				t.Errorf("call %d: %+v, %v", i, out.Decision, out.Err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // openFree opens the store at once, as another process would, and closes
@@ -116,23 +134,10 @@ func auditIDs(t *testing.T, dir string) map[string]int {
 // process opens it, and the next burst opens it again.
 func TestBurstOpensStoreOnce(t *testing.T) {
 	const calls = 30
-	dir := t.TempDir()
-	canned, _ := answers.Single("allow-once", "")
-	p := pipe(Config{Memory: &Memory{Dir: dir, SessionIdle: time.Hour, Breaker: state.DefaultBreaker}, Answers: canned})
-	opens, arriving := countOpens(p, calls)
+	p, dir, opens, arriving := countingPipe(t, calls)
 	for burst := range 2 {
 		arriving()
-		var wg sync.WaitGroup
-		for i := range calls {
-			wg.Go(func() {
-				req := toolReq(t, fmt.Sprintf("b%d-%d", burst, i), "write_file", fmt.Sprintf("s%d", i))
-				out := p.DecideRequest(context.Background(), req)
-				if out.Err != nil || out.Decision == nil || out.Decision.Decision != decision.Allow {
-					t.Errorf("call %d: %+v, %v", i, out.Decision, out.Err)
-				}
-			})
-		}
-		wg.Wait()
+		decideAtOnce(t, p, fmt.Sprintf("b%d-", burst), calls)
 		if got := opens.Load(); got != int32(burst+1) {
 			t.Errorf("after burst %d the store was opened %d times; want once a burst", burst+1, got)
 		}
