@@ -37,6 +37,7 @@ const (
 	FrontendAnswers Frontend = "answers" // a canned answer
 	FrontendRules   Frontend = "rules"   // a rules file
 	FrontendMemory  Frontend = "memory"  // a remembered always-rule or session approval
+	FrontendTeam    Frontend = "team"    // an approver's signed answer, over NATS (section 11)
 	FrontendNone    Frontend = "none"    // nobody answered: timeout, unavailable, rate limit, error
 )
 

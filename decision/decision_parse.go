@@ -76,7 +76,7 @@ var (
 		CauseUser, CauseRule, CauseSession, CauseTimeout, CauseCancelled, CauseUnavailable, CauseRateLimit, CauseError,
 	}
 	frontends = []Frontend{
-		FrontendTUI, FrontendLine, FrontendYad, FrontendZenity, FrontendAnswers, FrontendRules, FrontendMemory, FrontendNone,
+		FrontendTUI, FrontendLine, FrontendYad, FrontendZenity, FrontendAnswers, FrontendRules, FrontendMemory, FrontendTeam, FrontendNone,
 	}
 	workdirScopes = []string{WorkdirSelected, WorkdirAll}
 )

@@ -81,7 +81,7 @@ func Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 var DefaultOrder = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity}
 
 // Names lists every frontend name a chain may hold.
-var Names = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity, decision.FrontendNone}
+var Names = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity, decision.FrontendTeam, decision.FrontendNone}
 
 // ParseList splits a comma-separated frontend list, rejecting unknown and
 // repeated names.
