@@ -127,6 +127,7 @@ func pipelineConfig(s streams, set settings.Settings, verbose bool) pipeline.Con
 		Strict:     set.Strict,
 		Frontends:  set.Frontends,
 		Prompt:     set.Prompt,
+		Team:       set.Team,
 		Warn:       func(m string) { warn(s.errOut, m) },
 		Verbose:    verbose,
 	}

@@ -24,6 +24,7 @@ func auditEntry(c *call, d *decision.Decision, ops []policy.Opinion, now time.Ti
 		Action: audited(r.Action), SessionID: audited(r.SessionID),
 		Decision: d.Decision, Persist: d.Persist, Rule: d.Rule, Cause: d.Cause, Frontend: d.Frontend, Stop: d.Stop,
 		LatencyMS: now.Sub(c.start).Milliseconds(),
+		Approver:  c.approver, Ignored: c.ignored,
 	}
 	if len(r.Dimensions) > 0 {
 		e.Dimensions = map[string]string{}

@@ -84,13 +84,15 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 			}
 		}
 	}
-	d, err = p.ask(ctx, c.form)
+	d, err = p.ask(ctx, c)
 	return d, ops, err
 }
 
 // call is one valid request on its way through the pipeline.
 type call struct {
-	req   *decision.Request
+	req *decision.Request
+	// raw is the request as sent, whose digest is req.SHA256.
+	raw   []byte
 	start time.Time
 	// memory says the state store could be used when first opened for
 	// the request; storeFailed that it could not, so it is not tried
@@ -106,6 +108,10 @@ type call struct {
 	saved map[string]time.Time
 	// form is the form a person is asked with.
 	form *form.Form
+	// approver is the team approver who answered (form.Answer.Approver),
+	// ignored the answers not taken (form.Answer.Ignored).
+	approver string
+	ignored  []string
 	// release gives back the turn to ask a person, when held.
 	release func()
 	// sess is the request's binding for session memory, once computed.
@@ -233,7 +239,7 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion, prompt
 	// time: no allow-session then. The store still counts the prompt,
 	// queues it and records it.
 	noSession := slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession })
-	opts := form.Options{SessionMemory: c.memory && !noSession, Commands: formCommands(req, ops)}
+	opts := form.Options{SessionMemory: c.memory && !noSession, Commands: formCommands(req, ops), Sent: c.raw}
 	if p.c.RuleNote != nil {
 		opts.RuleNote = func(a form.Answer) string { return p.c.RuleNote(req, a) }
 	}
@@ -431,6 +437,10 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 	now := p.c.Now()
 	switch {
 	case d.Cause != decision.CauseUser:
+	case d.Frontend == decision.FrontendTeam:
+		// A team's answers are remembered by the team, signed by their
+		// approver (protocol section 11), never here: a rule kept here
+		// would outlive the approver's removal from [team] approvers.
 	case d.Persist == decision.PersistSession:
 		sess, ok := c.session()
 		if !ok {

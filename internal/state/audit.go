@@ -47,6 +47,10 @@ type AuditEntry struct {
 	// or always) was not: the decision still says so.
 	NotRemembered string `json:"not_remembered,omitempty"`
 	LatencyMS     int64  `json:"latency_ms"`
+	// Approver is the public key of the team approver who answered.
+	Approver string `json:"approver,omitempty"`
+	// Ignored are the answers from elsewhere not taken, and why.
+	Ignored []string `json:"ignored,omitempty"`
 }
 
 // AppendAudit appends e to the audit log in dir, as one line written
