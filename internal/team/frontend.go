@@ -62,6 +62,11 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 	case f.Sent() == nil:
 		return form.Answer{}, fmt.Errorf("the request as sent is unknown: %w", prompt.ErrUnavailable)
 	}
+	// The approvers see, and sign for, the digest of the bytes sent: they
+	// must be those of the request asked about.
+	if d, err := decision.RequestSHA256(f.Sent()); err != nil || d != f.Req.SHA256 {
+		return form.Answer{}, fmt.Errorf("the request as sent is not the request asked about: %w", prompt.ErrUnavailable)
+	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		var cancel context.CancelFunc
@@ -91,8 +96,37 @@ type request struct {
 	// again, in case the server lost its consumer.
 	reconnected chan struct{}
 	// seen is the revision of each answer key looked at.
-	seen    map[string]uint64
+	seen map[string]uint64
+	// ignored says why each answer was ignored, the first maxIgnored;
+	// more counts the others.
 	ignored []string
+	more    int
+}
+
+// maxIgnored bounds the ignored answers said and audited one by one: a
+// flood of rogue answers must not flood the terminal or the audit log.
+const maxIgnored = 16
+
+// ignore notes that an answer was ignored, and why.
+func (r *request) ignore(err error, warn func(string)) {
+	if len(r.ignored) == maxIgnored {
+		if r.more == 0 {
+			warn("team: more answers ignored; the audit log counts them")
+		}
+		r.more++
+		return
+	}
+	why := form.Line(err.Error())
+	r.ignored = append(r.ignored, why)
+	warn("team: ignored " + why)
+}
+
+// ignoredAll are the ignored answers as the audit log keeps them.
+func (r *request) ignoredAll() []string {
+	if r.more == 0 {
+		return r.ignored
+	}
+	return append(r.ignored, fmt.Sprintf("and %d more", r.more))
 }
 
 // start connects, binds the team's streams, checks that the request did
@@ -183,14 +217,12 @@ func (r *request) wait(ctx context.Context, warn func(string)) (form.Answer, err
 				r.seen[e.Key()] = e.Revision()
 				v, err := Verify(*r.c, e.Key(), e.Value(), r.req)
 				if err != nil {
-					why := form.Line(err.Error())
-					r.ignored = append(r.ignored, why)
-					warn("team: ignored " + why)
+					r.ignore(err, warn)
 					continue
 				}
 				r.done(ctx, Done{Outcome: v.Decision.Decision, Frontend: decision.FrontendTeam, Approver: v.Approver, Cause: v.Decision.Cause})
 				a := answerOf(v)
-				a.Ignored = r.ignored
+				a.Ignored = r.ignoredAll()
 				return a, nil
 			}
 		case <-waitCtx.Done():
@@ -200,7 +232,7 @@ func (r *request) wait(ctx context.Context, warn func(string)) (form.Answer, err
 			}
 			r.done(ctx, Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: cause})
 			<-ctx.Done()
-			return form.Answer{Ignored: r.ignored}, ctx.Err()
+			return form.Answer{Ignored: r.ignoredAll()}, ctx.Err()
 		}
 	}
 }

@@ -294,16 +294,25 @@ func TestAskUnavailable(t *testing.T) {
 		{"no approvers", &noApprovers, "approvers is empty"},
 		{"server down", &down, "no servers available"},
 		{"streams missing", &notSetUp, "run askperm inbox once"},
+		{"no request as sent", &notSetUp, "the request as sent is unknown"},
+		{"another request sent", &notSetUp, "not the request asked about"},
 	} {
+		sent := []byte(testRequest)
+		switch tc.name {
+		case "no request as sent":
+			sent = nil
+		case "another request sent":
+			sent = []byte(requestN(2))
+		}
 		next := &fixed{}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		req := parse(t, testRequest)
-		_, by, err := prompt.Ask(ctx, []prompt.Frontend{New(tc.c, noWarning(t)), next}, form.New(req, form.Options{Sent: []byte(testRequest)}))
+		_, by, err := prompt.Ask(ctx, []prompt.Frontend{New(tc.c, noWarning(t)), next}, form.New(req, form.Options{Sent: sent}))
 		cancel()
 		if err != nil || by != decision.FrontendLine || !next.asked {
 			t.Errorf("%s: %v by %s; the next frontend asked: %v", tc.name, err, by, next.asked)
 		}
-		_, _, err = prompt.Ask(context.Background(), []prompt.Frontend{New(tc.c, nil)}, form.New(req, form.Options{Sent: []byte(testRequest)}))
+		_, _, err = prompt.Ask(context.Background(), []prompt.Frontend{New(tc.c, nil)}, form.New(req, form.Options{Sent: sent}))
 		if !errors.Is(err, prompt.ErrUnavailable) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s alone: %v, want unavailable: %q", tc.name, err, tc.want)
 		}
