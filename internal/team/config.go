@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 
 	"github.com/nats-io/nkeys"
@@ -40,10 +39,26 @@ const (
 	KeyFile = "team.nk"
 )
 
-var (
-	hostRE   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	prefixRE = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
-)
+// isToken says whether s is 1 to max bytes that each pass ok: a subject
+// token with no dot, wildcard or space. (Not a regexp: compiling one at
+// start-up would cost every askperm run, team mode or not.)
+func isToken(s string, max int, ok func(byte) bool) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := range len(s) {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerDigitDash(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+func hostByte(c byte) bool { return lowerDigitDash(c) || 'A' <= c && c <= 'Z' }
 
 // maxReplicas is JetStream's largest replica count.
 const maxReplicas = 5
@@ -66,7 +81,7 @@ func (c Config) Check() error {
 	if err := CheckHost(c.Host); err != nil {
 		return fmt.Errorf("host: %w", err)
 	}
-	if !prefixRE.MatchString(c.Prefix) {
+	if !isToken(c.Prefix, 32, lowerDigitDash) {
 		return fmt.Errorf("prefix: %q is not 1 to 32 of a-z, 0-9, _ and -", c.Prefix)
 	}
 	if c.Replicas < 1 || c.Replicas > maxReplicas {
@@ -85,7 +100,7 @@ func (c Config) Check() error {
 
 // CheckHost checks a host name: it is a subject token and a key part.
 func CheckHost(h string) error {
-	if !hostRE.MatchString(h) {
+	if !isToken(h, 64, hostByte) {
 		return fmt.Errorf("%q is not 1 to 64 of A-Z, a-z, 0-9, _ and -", h)
 	}
 	return nil

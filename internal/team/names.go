@@ -2,7 +2,6 @@ package team
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/nats-io/nkeys"
@@ -82,11 +81,10 @@ func HostInbox(h string) string { return "_INBOX_" + h }
 // ApproverInbox is approver k's reply subject prefix.
 func ApproverInbox(k string) string { return "_INBOX_" + k[:min(16, len(k))] }
 
-var digestRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
 // CheckDigest checks a request digest: lowercase hex SHA-256.
 func CheckDigest(d string) error {
-	if !digestRE.MatchString(d) {
+	hex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+	if len(d) != 64 || !isToken(d, 64, hex) {
 		return fmt.Errorf("%q is not a request digest (64 lowercase hex digits)", d)
 	}
 	return nil
