@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/internal/userfile"
 )
 
 // ReachTimeout bounds reaching the server: past it, team mode is
@@ -80,13 +82,13 @@ var jwtMarker = []byte("-----BEGIN NATS USER JWT-----")
 
 // credentials is the option that authenticates with the file at path: a
 // NATS .creds file (a user JWT and its seed) or an nkey seed file (one
-// line, SU...), told apart by content. The file is a secret (readSecret);
-// "" is no option.
+// line, SU...), told apart by content. The file is a secret
+// (userfile.ReadSecret); "" is no option.
 func credentials(path string) (nats.Option, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := readSecret(path)
+	b, err := userfile.ReadSecret(path)
 	if err != nil {
 		return nil, fmt.Errorf("creds: %w", err)
 	}

@@ -3,58 +3,19 @@ package team
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/internal/userfile"
 )
 
-// maxSecretFile caps a key or credentials file: a .creds file is a few
-// kilobytes.
-const maxSecretFile = 64 << 10
-
-// readSecret reads a file holding a secret (a seed or credentials): a
-// regular file of the effective user, which nobody else may read or
-// write. The checks run on the opened descriptor, so the file checked is
-// the file read.
-func readSecret(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	case fi.Mode().Perm()&0o077 != 0:
-		return nil, fmt.Errorf("%s: unsafe permissions %#o: a secret is readable by its owner alone (chmod 600)", path, fi.Mode().Perm())
-	case !ok:
-		return nil, fmt.Errorf("%s: cannot tell the file's owner", path)
-	case int(st.Uid) != os.Geteuid():
-		return nil, fmt.Errorf("%s: owned by uid %d, not you", path, st.Uid)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxSecretFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxSecretFile)
-	}
-	return b, nil
-}
-
 // LoadKey reads the approver's signing key, an nkey user seed (SU...)
-// in a file of its own (readSecret).
+// in a file of the user's that nobody else may read (userfile.ReadSecret).
 func LoadKey(path string) (nkeys.KeyPair, error) {
-	b, err := readSecret(path)
+	b, err := userfile.ReadSecret(path)
 	if err != nil {
 		return nil, err
 	}

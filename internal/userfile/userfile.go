@@ -21,8 +21,14 @@ const MaxSize = 4 << 20
 // world-writable, that is owned by neither the effective user nor root, or
 // that is larger than MaxSize. The checks run on the opened descriptor, so
 // the file checked is the file read.
-func Read(path string) ([]byte, error) {
-	f, fi, err := open(path)
+func Read(path string) ([]byte, error) { return read(path, check) }
+
+// ReadSecret is Read of a file holding a secret (a key, credentials): it
+// must moreover be the effective user's own, and nobody else may read it.
+func ReadSecret(path string) ([]byte, error) { return read(path, checkSecret) }
+
+func read(path string, check func(os.FileInfo, int) error) ([]byte, error) {
+	f, fi, err := open(path, check)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +51,7 @@ func Read(path string) ([]byte, error) {
 // Read would return (and refuse as Read would), streamed: a big file's
 // digest needs no buffer of its size.
 func Digest(path string) ([sha256.Size]byte, error) {
-	f, _, err := open(path)
+	f, _, err := open(path, check)
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}
@@ -61,8 +67,8 @@ func Digest(path string) ([sha256.Size]byte, error) {
 	return [sha256.Size]byte(h.Sum(nil)), nil
 }
 
-// open opens the user file at path and checks it.
-func open(path string) (*os.File, os.FileInfo, error) {
+// open opens the user file at path and checks it with check.
+func open(path string, check func(os.FileInfo, int) error) (*os.File, os.FileInfo, error) {
 	// O_NONBLOCK: opening a FIFO must not wait for a writer; check then
 	// refuses it. Regular files ignore the flag.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -81,6 +87,20 @@ func open(path string) (*os.File, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// checkSecret is check of a secret's file.
+func checkSecret(fi os.FileInfo, euid int) error {
+	if err := check(fi, euid); err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("unsafe permissions %#o: a secret is readable by its owner alone (chmod 600)", fi.Mode().Perm())
+	}
+	if st, _ := fi.Sys().(*syscall.Stat_t); int(st.Uid) != euid { // check found the owner
+		return fmt.Errorf("owned by uid %d, not you", st.Uid)
+	}
+	return nil
 }
 
 func check(fi os.FileInfo, euid int) error {

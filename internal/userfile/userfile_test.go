@@ -139,3 +139,23 @@ func TestDigestIsReadsDigest(t *testing.T) {
 		}
 	}
 }
+
+// A secret's file is refused when anyone but its owner may read it, on
+// top of every check of Read.
+func TestReadSecret(t *testing.T) {
+	for _, tc := range []struct {
+		mode os.FileMode
+		want string // "" reads
+	}{
+		{0o600, ""},
+		{0o400, ""},
+		{0o640, "unsafe permissions 0640: a secret is readable by its owner alone"},
+		{0o604, "unsafe permissions 0604"},
+		{0o620, "group- or world-writable"},
+	} {
+		_, err := ReadSecret(write(t, tc.mode))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%v: %v, want %q", tc.mode, err, tc.want)
+		}
+	}
+}
