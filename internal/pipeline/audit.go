@@ -24,7 +24,10 @@ func auditEntry(c *call, d *decision.Decision, ops []policy.Opinion, now time.Ti
 		Action: audited(r.Action), SessionID: audited(r.SessionID),
 		Decision: d.Decision, Persist: d.Persist, Rule: d.Rule, Cause: d.Cause, Frontend: d.Frontend, Stop: d.Stop,
 		LatencyMS: now.Sub(c.start).Milliseconds(),
-		Approver:  c.approver, Ignored: c.ignored,
+		Approver:  c.approver,
+	}
+	for _, why := range c.ignored {
+		e.Ignored = append(e.Ignored, audited(why))
 	}
 	if len(r.Dimensions) > 0 {
 		e.Dimensions = map[string]string{}
