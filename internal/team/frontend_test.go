@@ -264,6 +264,23 @@ func TestAskTimeout(t *testing.T) {
 	}
 }
 
+// A request whose caller goes away (a signal) is recorded as cancelled.
+func TestAskCancelled(t *testing.T) {
+	_, c, side := teamUp(t, userKey(t))
+	fe := New(&c, noWarning(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	_, res := ask(ctx, fe, requestN(1))
+	p := side.next()
+	cancel()
+	if r := <-res; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("got %+v, %v; want cancelled", r.a, r.err)
+	}
+	want := Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseCancelled}
+	if d := side.doneOf(p); d != want {
+		t.Errorf("done %+v, want %+v", d, want)
+	}
+}
+
 // fixed is a frontend that answers allow once.
 type fixed struct{ asked bool }
 
