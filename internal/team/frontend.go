@@ -131,8 +131,8 @@ func (r *request) ignoredAll() []string {
 
 // start connects, binds the team's streams, checks that the request did
 // not end before, and publishes it, within ReachTimeout.
-func (r *request) start(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, ReachTimeout)
+func (r *request) start(parent context.Context) error {
+	ctx, cancel := context.WithTimeout(parent, ReachTimeout)
 	defer cancel()
 	nc, err := Connect(ctx, *r.c, HostInbox(r.c.Host), nats.ReconnectHandler(func(*nats.Conn) {
 		select {
@@ -152,8 +152,12 @@ func (r *request) start(ctx context.Context) error {
 	}
 	if err == nil {
 		err = Publish(ctx, js, r.n, r.c.Host, r.req.SHA256, r.raw, r.deadline)
-		if err != nil {
-			r.done(ctx, Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseUnavailable})
+		if err != nil { // it may have been stored all the same
+			cause := decision.CauseUnavailable
+			if parent.Err() != nil {
+				cause = endCause(parent)
+			}
+			r.done(ctx, Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: cause})
 		}
 	}
 	if err != nil {
@@ -226,11 +230,7 @@ func (r *request) wait(ctx context.Context, warn func(string)) (form.Answer, err
 				return a, nil
 			}
 		case <-waitCtx.Done():
-			cause := decision.CauseTimeout
-			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				cause = decision.CauseCancelled
-			}
-			r.done(ctx, Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: cause})
+			r.done(ctx, Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: endCause(ctx)})
 			<-ctx.Done()
 			return form.Answer{Ignored: r.ignoredAll()}, ctx.Err()
 		}
@@ -266,6 +266,16 @@ func (r *request) watch(ctx context.Context) (*watch, error) {
 		return nil, cmp.Or(err, context.DeadlineExceeded)
 	}
 	return &watch{w, cancel}, nil
+}
+
+// endCause is the cause of the deny of a request whose wait ended with
+// ctx still running or ended: timeout, unless ctx was cancelled (a
+// signal, the caller gone).
+func endCause(ctx context.Context) decision.Cause {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return decision.CauseCancelled
+	}
+	return decision.CauseTimeout
 }
 
 // done records how the request ended in the done bucket, best effort
