@@ -19,6 +19,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/wire"
 )
 
 // TestTeamAnswered: with --frontend team alone, as on a CI runner, the
@@ -36,13 +37,13 @@ func TestTeamAnswered(t *testing.T) {
 	cfg := team.Config{URL: url, Host: "ci-1", Approvers: []string{key}, Prefix: team.DefaultPrefix, Replicas: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	nc, err := team.Connect(ctx, cfg, team.ApproverInbox(key))
+	nc, err := wire.Connect(ctx, cfg, team.ApproverInbox(key))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
-	if err := team.EnsureStreams(ctx, js, cfg); err != nil {
+	if err := wire.EnsureStreams(ctx, js, cfg); err != nil {
 		t.Fatal(err)
 	}
 	requests, err := js.OrderedConsumer(ctx, cfg.Names().RequestStream(), jetstream.OrderedConsumerConfig{})
@@ -69,7 +70,7 @@ func TestTeamAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no request published: %v; stderr %q", err, stderr.String())
 	}
-	p, err := team.ParsePending(cfg.Names(), msg.Subject(), msg.Headers(), msg.Data())
+	p, err := wire.ParsePending(cfg.Names(), msg.Subject(), msg.Headers(), msg.Data())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +89,11 @@ func TestTeamAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := team.Bind(ctx, js, cfg)
+	b, err := wire.Bind(ctx, js, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := team.WriteAnswer(ctx, b.Answers, p.Host, p.Digest, signed); err != nil {
+	if err := wire.WriteAnswer(ctx, b.Answers, p.Host, p.Digest, signed); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {

@@ -29,6 +29,8 @@ type Config struct {
 	Replicas int
 	// Key is the approver's signing key file.
 	Key string
+	// Program is askperm-team, absolute; "" finds it (FindProgram).
+	Program string
 }
 
 // Defaults of Config.

@@ -1,14 +1,20 @@
 package team
 
 import (
-	"cmp"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
+	"github.com/go-json-experiment/json"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
@@ -19,22 +25,24 @@ import (
 // effort, it must not hold the decision back.
 const doneBound = 250 * time.Millisecond
 
-// rewatchWait is the pause before watching the answers again after the
-// watch could not be made or ended.
-const rewatchWait = 250 * time.Millisecond
+// startBound bounds the bridge's start: its own reach of the server,
+// and the time to start a program.
+const startBound = ReachTimeout + time.Second
 
-// Frontend is the `team` frontend: it publishes the request as sent to
-// the team's request stream and waits, until its context ends, for an
-// approver's answer that passes Verify. Answers that do not are ignored,
-// said on warn, and listed in the answer's Ignored for the audit log: a
-// rogue answer neither decides nor stops the wait.
+// Frontend is the `team` frontend: through the bridge (askperm-team
+// bridge), it publishes the request as sent to the team's request stream
+// and waits, until its context ends, for an approver's answer that
+// passes Verify. Answers that do not are ignored, said on warn, and
+// listed in the answer's Ignored for the audit log: a rogue answer
+// neither decides nor stops the wait.
 type Frontend struct {
 	c    *Config
 	warn func(string)
 }
 
 // New returns the team frontend of c (nil: team mode not configured, the
-// frontend is unavailable). warn says each ignored answer, one line.
+// frontend is unavailable). warn says each ignored answer and each line
+// the bridge writes on its stderr, one line.
 func New(c *Config, warn func(string)) *Frontend {
 	if warn == nil {
 		warn = func(string) {}
@@ -47,11 +55,12 @@ func (*Frontend) Name() decision.Frontend { return decision.FrontendTeam }
 
 // Ask asks the team about f's request. It is unavailable when team mode
 // is not configured or trusts no approver, when the form has no request
-// as sent, when the server cannot be reached within ReachTimeout, when
-// the team's streams are missing, or when the same request (its digest)
-// ended before. Once the request is published it waits until ctx ends,
-// through lost connections, and a verified answer is the only way it
-// returns an answer. Whenever the request ends, the done bucket says so.
+// as sent, when askperm-team is not installed, when the bridge cannot
+// publish the request within ReachTimeout (the server unreachable, the
+// team's streams missing, the same request decided before). Once the
+// request is published it waits until ctx ends, whatever the bridge
+// does, and a verified answer is the only way it returns an answer.
+// Whenever the request ends, the bridge is told, to record it.
 func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	c := fe.c
 	switch {
@@ -67,6 +76,10 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 	if d, err := decision.RequestSHA256(f.Sent()); err != nil || d != f.Req.SHA256 {
 		return form.Answer{}, fmt.Errorf("the request as sent is not the request asked about: %w", prompt.ErrUnavailable)
 	}
+	program, err := FindProgram(c.Program)
+	if err != nil {
+		return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
+	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		var cancel context.CancelFunc
@@ -74,29 +87,23 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 		defer cancel()
 		deadline, _ = ctx.Deadline()
 	}
-	r := &request{c: c, n: c.Names(), req: f.Req, raw: f.Sent(), deadline: deadline, reconnected: make(chan struct{}, 1), seen: map[string]uint64{}}
-	if err := r.start(ctx); err != nil {
-		return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
+	start := BridgeStart{Config: *c, Request: f.Sent(), Digest: f.Req.SHA256, Deadline: deadline.UnixMilli()}
+	b, err := startBridge(program, start, fe.warn)
+	if err != nil {
+		return form.Answer{}, fmt.Errorf("%s: %w: %w", program, err, prompt.ErrUnavailable)
 	}
-	defer r.nc.Close()
-	return r.wait(ctx, fe.warn)
+	defer b.kill()
+	r := &request{c: c, req: f.Req, deadline: deadline, warn: fe.warn, b: b}
+	return r.wait(ctx)
 }
 
 // request is one request asked of the team.
 type request struct {
 	c        *Config
-	n        Names
 	req      *decision.Request
-	raw      []byte
 	deadline time.Time
-
-	nc      *nats.Conn
-	buckets Buckets
-	// reconnected is signalled after each reconnection: the watch is made
-	// again, in case the server lost its consumer.
-	reconnected chan struct{}
-	// seen is the revision of each answer key looked at.
-	seen map[string]uint64
+	warn     func(string)
+	b        *bridge
 	// ignored says why each answer was ignored, the first maxIgnored;
 	// more counts the others.
 	ignored []string
@@ -108,17 +115,17 @@ type request struct {
 const maxIgnored = 16
 
 // ignore notes that an answer was ignored, and why.
-func (r *request) ignore(err error, warn func(string)) {
+func (r *request) ignore(err error) {
 	if len(r.ignored) == maxIgnored {
 		if r.more == 0 {
-			warn("team: more answers ignored; the audit log counts them")
+			r.warn("team: more answers ignored; the audit log counts them")
 		}
 		r.more++
 		return
 	}
 	why := form.Line(err.Error())
 	r.ignored = append(r.ignored, why)
-	warn("team: ignored " + why)
+	r.warn("team: ignored " + why)
 }
 
 // ignoredAll are the ignored answers as the audit log keeps them.
@@ -129,143 +136,61 @@ func (r *request) ignoredAll() []string {
 	return append(r.ignored, fmt.Sprintf("and %d more", r.more))
 }
 
-// start connects, binds the team's streams, checks that the request did
-// not end before, and publishes it, within ReachTimeout.
-func (r *request) start(parent context.Context) error {
-	ctx, cancel := context.WithTimeout(parent, ReachTimeout)
-	defer cancel()
-	nc, err := Connect(ctx, *r.c, HostInbox(r.c.Host), nats.ReconnectHandler(func(*nats.Conn) {
-		select {
-		case r.reconnected <- struct{}{}:
-		default:
-		}
-	}))
-	if err != nil {
-		return err
-	}
-	js, err := jetstream.New(nc)
-	if err == nil {
-		r.buckets, err = Bind(ctx, js, *r.c)
-	}
-	if err == nil {
-		err = r.notEndedBefore(ctx)
-	}
-	if err == nil {
-		err = Publish(ctx, js, r.n, r.c.Host, r.req.SHA256, r.raw, r.deadline)
-		if err != nil { // it may have been stored all the same
-			cause := decision.CauseUnavailable
-			if parent.Err() != nil {
-				cause = endCause(parent)
-			}
-			r.done(ctx, Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: cause})
-		}
-	}
-	if err != nil {
-		nc.Close()
-		return err
-	}
-	r.nc = nc
-	return nil
-}
-
-// notEndedBefore fails when the done bucket has the request: the same
-// bytes were asked and decided before, and answers to them, already
-// taken, must not decide again.
-func (r *request) notEndedBefore(ctx context.Context) error {
-	_, err := r.buckets.Done.Get(ctx, DoneKey(r.c.Host, r.req.SHA256))
-	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return nil
-	case err != nil:
-		return fmt.Errorf("%s: %w", r.n.DoneBucket(), err)
-	}
-	return fmt.Errorf("the same request (digest %s) was decided by the team before; a request asked again needs its own id", r.req.SHA256)
-}
-
-// wait waits for the first verified answer until ctx ends, watching the
-// answer keys again whenever the watch ends or the connection comes
-// back, and records the request's end.
-func (r *request) wait(ctx context.Context, warn func(string)) (form.Answer, error) {
+// wait reads the bridge's events until the first verified answer or the
+// end of ctx. Before the request is published, the bridge failing or
+// taking longer than startBound is unavailable; after, it is said and
+// the wait goes on, for nothing, until ctx ends.
+func (r *request) wait(ctx context.Context) (form.Answer, error) {
 	// The done bucket is written within the request's time: the wait
 	// ends that much earlier.
 	margin := min(doneBound, time.Until(r.deadline)/20)
 	waitCtx, cancel := context.WithDeadline(ctx, r.deadline.Add(-margin))
 	defer cancel()
-	var w *watch
-	defer func() { w.stop() }()
-	retry := time.After(0)
+	started := time.NewTimer(startBound)
+	defer started.Stop()
+	events, published := r.b.events, false
 	for {
-		var updates <-chan jetstream.KeyValueEntry
-		if w != nil {
-			updates = w.Updates()
-		}
 		select {
-		case <-retry:
-			retry = nil
-			if w == nil {
-				var err error
-				if w, err = r.watch(waitCtx); err != nil {
-					retry = time.After(rewatchWait)
-				}
-			}
-		case <-r.reconnected:
-			w.stop()
-			w, retry = nil, time.After(0)
-		case e, ok := <-updates:
+		case ev, ok := <-events:
+			var err error
 			switch {
 			case !ok:
-				w.stop()
-				w, retry = nil, time.After(rewatchWait)
-			case e == nil || e.Operation() != jetstream.KeyValuePut || r.seen[e.Key()] == e.Revision():
-			default:
-				r.seen[e.Key()] = e.Revision()
-				v, err := Verify(*r.c, e.Key(), e.Value(), r.req)
-				if err != nil {
-					r.ignore(err, warn)
+				err = r.b.gone()
+			case ev.Unavailable != "" && !published:
+				err = errors.New(form.Line(ev.Unavailable))
+			case ev.Published && !published:
+				published = true
+				started.Stop()
+				continue
+			case ev.Key != "":
+				v, verr := Verify(*r.c, ev.Key, ev.Value, r.req)
+				if verr != nil {
+					r.ignore(verr)
 					continue
 				}
-				r.done(ctx, Done{Outcome: v.Decision.Decision, Frontend: decision.FrontendTeam, Approver: v.Approver, Cause: v.Decision.Cause})
+				r.b.end(Done{Outcome: v.Decision.Decision, Frontend: decision.FrontendTeam, Approver: v.Approver, Cause: v.Decision.Cause})
 				a := answerOf(v)
 				a.Ignored = r.ignoredAll()
 				return a, nil
+			default:
+				err = errors.New("the bridge wrote an event out of turn")
 			}
+			if !published {
+				r.b.end(Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseUnavailable})
+				return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
+			}
+			r.warn("team: " + err.Error() + "; no answer can arrive, the request waits for its deadline")
+			r.b.kill()
+			events = nil
+		case <-started.C:
+			r.b.end(Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseUnavailable})
+			return form.Answer{}, fmt.Errorf("the request was not published within %v: %w", startBound, prompt.ErrUnavailable)
 		case <-waitCtx.Done():
-			r.done(ctx, Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: endCause(ctx)})
+			r.b.end(Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: endCause(ctx)})
 			<-ctx.Done()
 			return form.Answer{Ignored: r.ignoredAll()}, ctx.Err()
 		}
 	}
-}
-
-// watch is a watch of the answer keys, with what stops it.
-type watch struct {
-	jetstream.KeyWatcher
-	cancel context.CancelFunc
-}
-
-// stop stops w, if any.
-func (w *watch) stop() {
-	if w != nil {
-		w.Stop()
-		w.cancel()
-	}
-}
-
-// watch watches r's answer keys until ctx ends or the watch is stopped.
-// Making it is bounded by ReachTimeout: made while the connection is
-// down, it would wait for the connection to come back, and the wait must
-// keep noticing reconnections.
-func (r *request) watch(ctx context.Context) (*watch, error) {
-	// The watch lives as long as the context it is made with: a timeout
-	// for its making alone is a timer cancelling it.
-	ctx, cancel := context.WithCancel(ctx)
-	timer := time.AfterFunc(ReachTimeout, cancel)
-	w, err := r.buckets.Answers.Watch(ctx, AnswerWatch(r.c.Host, r.req.SHA256))
-	if !timer.Stop() || err != nil {
-		cancel()
-		return nil, cmp.Or(err, context.DeadlineExceeded)
-	}
-	return &watch{w, cancel}, nil
 }
 
 // endCause is the cause of the deny of a request whose wait ended with
@@ -276,14 +201,6 @@ func endCause(ctx context.Context) decision.Cause {
 		return decision.CauseCancelled
 	}
 	return decision.CauseTimeout
-}
-
-// done records how the request ended in the done bucket, best effort
-// within doneBound, also after ctx ended.
-func (r *request) done(ctx context.Context, d Done) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), doneBound)
-	defer cancel()
-	_ = WriteDone(ctx, r.buckets.Done, r.c.Host, r.req.SHA256, d) // the inboxes drop the request at its deadline anyway
 }
 
 // answerOf is the form's answer that gives the verified decision again:
@@ -306,4 +223,161 @@ func answerOf(v Verified) form.Answer {
 		a.Grants, a.Scopes, a.WorkdirScope, a.Lifetime = d.Grants, d.Rule.Scopes, d.Rule.WorkdirScope, d.Rule.Lifetime
 	}
 	return a
+}
+
+// bridge is a running askperm-team bridge.
+type bridge struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// events are the events read from the bridge's stdout, closed at its
+	// end or at the first line that is not an event (err says which).
+	events <-chan BridgeEvent
+	err    error
+	exited chan struct{}
+}
+
+// maxEvent bounds a line of the bridge: an answer and its key.
+const maxEvent = 4 * maxAnswer
+
+// startBridge starts program's bridge on the request start, in a process
+// group of its own, its stderr said on warn line by line.
+func startBridge(program string, start BridgeStart, warn func(string)) (*bridge, error) {
+	line, err := json.Marshal(start)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(program, "bridge")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	events := make(chan BridgeEvent)
+	b := &bridge{cmd: cmd, stdin: stdin, events: events, exited: make(chan struct{})}
+	// The pipes are read to their end before Wait, which closes them.
+	read := make(chan struct{}, 2)
+	go func() {
+		defer func() { read <- struct{}{} }()
+		defer close(events)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, maxEvent)
+		for sc.Scan() {
+			var ev BridgeEvent
+			if err := json.Unmarshal(sc.Bytes(), &ev, json.RejectUnknownMembers(true)); err != nil {
+				b.err = fmt.Errorf("the bridge wrote %q, not an event", form.Line(string(sc.Bytes()[:min(len(sc.Bytes()), 80)])))
+				_, _ = io.Copy(io.Discard, stdout)
+				return
+			}
+			events <- ev
+		}
+		b.err = sc.Err()
+	}()
+	go func() {
+		defer func() { read <- struct{}{} }()
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			warn("team: askperm-team: " + form.Line(sc.Text()))
+		}
+	}()
+	go func() {
+		<-read
+		<-read
+		_ = cmd.Wait()
+		close(b.exited)
+	}()
+	// Written once, it fits the pipe's buffer or waits for the bridge to
+	// read it: a bridge that never reads is killed when the wait ends.
+	go func() { _, _ = stdin.Write(append(line, '\n')) }()
+	return b, nil
+}
+
+// gone says why the bridge's events ended: what it wrote, or its exit.
+func (b *bridge) gone() error {
+	if b.err != nil {
+		return b.err
+	}
+	select {
+	case <-b.exited:
+		return fmt.Errorf("the bridge ended: %v", b.cmd.ProcessState)
+	case <-time.After(doneBound):
+		return errors.New("the bridge closed its stdout")
+	}
+}
+
+// end tells the bridge how the request ended and gives it doneBound to
+// record it; then the bridge's process group is killed.
+func (b *bridge) end(d Done) {
+	line, err := json.Marshal(d)
+	if err == nil {
+		written := make(chan struct{})
+		go func() {
+			_, _ = b.stdin.Write(append(line, '\n'))
+			close(written)
+		}()
+		timer := time.NewTimer(doneBound)
+		defer timer.Stop()
+		select {
+		case <-written:
+			_ = b.stdin.Close()
+			select {
+			case <-b.exited:
+			case <-timer.C:
+			}
+		case <-timer.C:
+		}
+	}
+	b.kill()
+}
+
+// kill kills the bridge's process group, and with it anything it started.
+func (b *bridge) kill() {
+	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	_ = b.stdin.Close()
+}
+
+// ProgramName is the program team mode runs for its NATS side.
+const ProgramName = "askperm-team"
+
+// install is how to install askperm-team of askperm's own version.
+func install() string {
+	v := "latest"
+	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") {
+		v = bi.Main.Version
+	}
+	return "go install github.com/askperm/askperm/cmd/" + ProgramName + "@" + v
+}
+
+// FindProgram is the askperm-team program: configured, the path of
+// [team] program (checked when config.toml was read), else the one
+// beside askperm's own executable, else the first on PATH.
+func FindProgram(configured string) (string, error) {
+	self, _ := os.Executable()
+	return findProgram(configured, self, exec.LookPath)
+}
+
+func findProgram(configured, self string, lookPath func(string) (string, error)) (string, error) {
+	if configured != "" {
+		return configured, nil
+	}
+	if self != "" {
+		p := filepath.Join(filepath.Dir(self), ProgramName)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := lookPath(ProgramName); err == nil {
+		return filepath.Abs(p)
+	}
+	return "", fmt.Errorf("%s is not installed beside askperm nor on PATH: %s", ProgramName, install())
 }

@@ -1,5 +1,5 @@
-// Package testbin builds the askperm binary for the tests that run it as
-// a helper would be run. Tests only.
+// Package testbin builds the askperm binary, and askperm-team beside it,
+// for the tests that run it as a helper would be run. Tests only.
 package testbin
 
 import (
@@ -27,15 +27,17 @@ func Main(m *testing.M, bin *string) {
 	os.Exit(code)
 }
 
-// Build builds the module's command into dir and returns the binary's
-// path; its output goes to stderr.
+// Build builds the module's command, and askperm-team beside it (where
+// askperm looks for it first), into dir and returns askperm's path; the
+// output goes to stderr.
 func Build(dir string) (string, error) {
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return "", fmt.Errorf("the module's directory: %w", err)
 	}
-	bin := filepath.Join(dir, "askperm")
-	cmd := exec.Command("go", "build", "-o", bin, strings.TrimSpace(string(root)))
+	mod := strings.TrimSpace(string(root))
+	// One go build of both: their shared packages compile once.
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), mod, filepath.Join(mod, "cmd", "askperm-team"))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return bin, cmd.Run()
+	return filepath.Join(dir, "askperm"), cmd.Run()
 }

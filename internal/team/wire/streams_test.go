@@ -1,4 +1,4 @@
-package team
+package wire
 
 import (
 	"context"
@@ -8,17 +8,19 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/askperm/askperm/internal/team"
 )
 
 func TestParsePending(t *testing.T) {
-	n := Names{DefaultPrefix}
+	n := team.Names{Prefix: team.DefaultPrefix}
 	req := parse(t, testRequest)
 	deadline := time.UnixMilli(1_800_000_000_123)
 	header := func(host, id, ms string) nats.Header {
 		h := nats.Header{}
-		h.Set(HeaderHost, host)
-		h.Set(HeaderMsgID, id)
-		h.Set(HeaderDeadline, ms)
+		h.Set(team.HeaderHost, host)
+		h.Set(team.HeaderMsgID, id)
+		h.Set(team.HeaderDeadline, ms)
 		return h
 	}
 	ms := strconv.FormatInt(deadline.UnixMilli(), 10)

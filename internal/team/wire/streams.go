@@ -1,4 +1,4 @@
-package team
+package wire
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/team"
 )
 
 // Retention of what the team's server keeps.
@@ -27,7 +28,7 @@ const (
 // EnsureStreams creates the team's streams and buckets where missing,
 // and updates them to c's settings where present (idempotent). The
 // approver's askperm does it; a host only binds (Bind).
-func EnsureStreams(ctx context.Context, js jetstream.JetStream, c Config) error {
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, c team.Config) error {
 	n := c.Names()
 	for _, s := range []jetstream.StreamConfig{
 		{Name: n.RequestStream(), Subjects: []string{n.RequestSubjects()}, MaxAge: requestsMaxAge, Duplicates: dedupWindow},
@@ -61,7 +62,7 @@ var ErrNotSetUp = errors.New("the team's streams are not set up: run askperm inb
 
 // Bind finds the request stream and the answers and done buckets; any
 // missing is ErrNotSetUp.
-func Bind(ctx context.Context, js jetstream.JetStream, c Config) (Buckets, error) {
+func Bind(ctx context.Context, js jetstream.JetStream, c team.Config) (Buckets, error) {
 	n := c.Names()
 	if _, err := js.Stream(ctx, n.RequestStream()); err != nil {
 		return Buckets{}, notSetUp(n.RequestStream(), err)
@@ -87,11 +88,11 @@ func notSetUp(name string, err error) error {
 // Publish publishes raw, the request as sent, whose digest is d, for host
 // h's request that ends at deadline. The digest is the message id: a
 // request published again is not a second request.
-func Publish(ctx context.Context, js jetstream.JetStream, n Names, h, d string, raw []byte, deadline time.Time) error {
+func Publish(ctx context.Context, js jetstream.JetStream, n team.Names, h, d string, raw []byte, deadline time.Time) error {
 	msg := nats.NewMsg(n.RequestSubject(h))
 	msg.Data = raw
-	msg.Header.Set(HeaderDeadline, strconv.FormatInt(deadline.UnixMilli(), 10))
-	msg.Header.Set(HeaderHost, h)
+	msg.Header.Set(team.HeaderDeadline, strconv.FormatInt(deadline.UnixMilli(), 10))
+	msg.Header.Set(team.HeaderHost, h)
 	_, err := js.PublishMsg(ctx, msg, jetstream.WithMsgID(d), jetstream.WithExpectStream(n.RequestStream()))
 	return err
 }
@@ -110,23 +111,23 @@ type Pending struct {
 // ParsePending reads a message of the request stream (subject, header
 // and data) and checks it: the subject's host is the header's, the
 // request is valid, and its digest is the message id.
-func ParsePending(n Names, subject string, header nats.Header, data []byte) (Pending, error) {
+func ParsePending(n team.Names, subject string, header nats.Header, data []byte) (Pending, error) {
 	h, ok := n.HostOfSubject(subject)
 	if !ok {
 		return Pending{}, fmt.Errorf("%q is not a request subject of %s", subject, n.RequestSubjects())
 	}
-	if hh := header.Get(HeaderHost); hh != h {
-		return Pending{}, fmt.Errorf("request on %s: %s %q is not the subject's host", subject, HeaderHost, hh)
+	if hh := header.Get(team.HeaderHost); hh != h {
+		return Pending{}, fmt.Errorf("request on %s: %s %q is not the subject's host", subject, team.HeaderHost, hh)
 	}
-	ms, err := strconv.ParseInt(header.Get(HeaderDeadline), 10, 64)
+	ms, err := strconv.ParseInt(header.Get(team.HeaderDeadline), 10, 64)
 	if err != nil || ms <= 0 {
-		return Pending{}, fmt.Errorf("request on %s: %s %q is not a time in Unix milliseconds", subject, HeaderDeadline, header.Get(HeaderDeadline))
+		return Pending{}, fmt.Errorf("request on %s: %s %q is not a time in Unix milliseconds", subject, team.HeaderDeadline, header.Get(team.HeaderDeadline))
 	}
 	req, err := decision.Parse(data)
 	if err != nil {
 		return Pending{}, fmt.Errorf("request on %s: %w", subject, err)
 	}
-	if id := header.Get(HeaderMsgID); id != req.SHA256 {
+	if id := header.Get(team.HeaderMsgID); id != req.SHA256 {
 		return Pending{}, fmt.Errorf("request on %s: message id %q is not the request's digest %s", subject, id, req.SHA256)
 	}
 	return Pending{Host: h, Digest: req.SHA256, Raw: data, Request: req, Deadline: time.UnixMilli(ms)}, nil
@@ -136,30 +137,22 @@ func ParsePending(n Names, subject string, header nats.Header, data []byte) (Pen
 // host h, under the answer's approver's key, with create: one answer
 // per approver and request (jetstream.ErrKeyExists for a second).
 func WriteAnswer(ctx context.Context, answers jetstream.KeyValue, h, d string, answer []byte) error {
-	var a Answer
+	var a team.Answer
 	if err := json.Unmarshal(answer, &a); err != nil {
 		return fmt.Errorf("answer: %w", err)
 	}
-	_, err := answers.Create(ctx, AnswerKey(h, d, a.Approver), answer)
+	_, err := answers.Create(ctx, team.AnswerKey(h, d, a.Approver), answer)
 	return err
-}
-
-// Done is how a request ended, written by its host to the done bucket.
-type Done struct {
-	Outcome  string            `json:"outcome"` // allow or deny
-	Frontend decision.Frontend `json:"frontend"`
-	Approver string            `json:"approver"` // the answer's approver; "" when none decided
-	Cause    decision.Cause    `json:"cause"`
 }
 
 // WriteDone records, with create, that request d of host h ended as
 // done says. A request ended before (the same digest) keeps its first
 // record: jetstream.ErrKeyExists.
-func WriteDone(ctx context.Context, kv jetstream.KeyValue, h, d string, done Done) error {
+func WriteDone(ctx context.Context, kv jetstream.KeyValue, h, d string, done team.Done) error {
 	b, err := json.Marshal(done)
 	if err != nil {
 		return err
 	}
-	_, err = kv.Create(ctx, DoneKey(h, d), b)
+	_, err = kv.Create(ctx, team.DoneKey(h, d), b)
 	return err
 }

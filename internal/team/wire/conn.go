@@ -1,4 +1,4 @@
-package team
+package wire
 
 import (
 	"bytes"
@@ -9,12 +9,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
+	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/userfile"
 )
 
-// ReachTimeout bounds reaching the server: past it, team mode is
-// unavailable and the next frontend is asked.
-const ReachTimeout = 2 * time.Second
+// ReachTimeout bounds reaching the server (team.ReachTimeout).
+const ReachTimeout = team.ReachTimeout
 
 // reconnectWait is the pause between two attempts to reconnect: short,
 // since a person's answer may be waiting.
@@ -22,11 +22,11 @@ const reconnectWait = 250 * time.Millisecond
 
 // Connect connects to c.URL (tls:// for TLS) with c.Creds, within
 // ReachTimeout or ctx, whichever ends first. inbox is the reply subject
-// prefix (HostInbox or ApproverInbox), so that the server's permissions
+// prefix (team.HostInbox or team.ApproverInbox), so that the server's permissions
 // can keep each client to its own replies. Once connected, the
 // connection is re-established for ever after every loss; its owner
 // closes it.
-func Connect(ctx context.Context, c Config, inbox string, opts ...nats.Option) (*nats.Conn, error) {
+func Connect(ctx context.Context, c team.Config, inbox string, opts ...nats.Option) (*nats.Conn, error) {
 	reach := ReachTimeout
 	if deadline, ok := ctx.Deadline(); ok {
 		reach = min(reach, time.Until(deadline))
@@ -98,7 +98,7 @@ func credentials(path string) (nats.Option, error) {
 	}
 	sign := func(nonce []byte) ([]byte, error) { return kp.Sign(nonce) }
 	if !bytes.Contains(b, jwtMarker) {
-		return nats.Nkey(PublicKey(kp), sign), nil
+		return nats.Nkey(team.PublicKey(kp), sign), nil
 	}
 	jwt, err := nkeys.ParseDecoratedJWT(b)
 	if err != nil {

@@ -1,8 +1,7 @@
-package team
+package wire
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/askperm/askperm/internal/team"
 )
 
 // A host authenticates with an nkey seed file; a server that knows
@@ -18,7 +19,7 @@ import (
 func TestConnectWithSeedFile(t *testing.T) {
 	host, other := userKey(t), userKey(t)
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
-		Nkeys: []*server.NkeyUser{{Nkey: PublicKey(host)}}})
+		Nkeys: []*server.NkeyUser{{Nkey: team.PublicKey(host)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,22 +43,22 @@ func TestConnectWithSeedFile(t *testing.T) {
 	ctx := context.Background()
 
 	c.Creds = seedFile("host.nk", host, 0o600)
-	nc, err := Connect(ctx, c, HostInbox(c.Host))
+	nc, err := Connect(ctx, c, team.HostInbox(c.Host))
 	if err != nil {
 		t.Fatalf("the host's seed: %v", err)
 	}
 	nc.Close()
 	c.Creds = seedFile("other.nk", other, 0o600)
-	if _, err := Connect(ctx, c, HostInbox(c.Host)); err == nil || !strings.Contains(err.Error(), "Authorization") {
+	if _, err := Connect(ctx, c, team.HostInbox(c.Host)); err == nil || !strings.Contains(err.Error(), "Authorization") {
 		t.Errorf("another seed: %v", err)
 	}
 	c.Creds = seedFile("open.nk", host, 0o644)
-	if _, err := Connect(ctx, c, HostInbox(c.Host)); err == nil || !strings.Contains(err.Error(), "unsafe permissions") {
+	if _, err := Connect(ctx, c, team.HostInbox(c.Host)); err == nil || !strings.Contains(err.Error(), "unsafe permissions") {
 		t.Errorf("a seed others may read: %v", err)
 	}
 	c.Creds = filepath.Join(dir, "junk")
 	os.WriteFile(c.Creds, []byte("hello\n"), 0o600)
-	if _, err := Connect(ctx, c, HostInbox(c.Host)); err == nil || !strings.Contains(err.Error(), "neither a NATS .creds file nor an nkey user seed") {
+	if _, err := Connect(ctx, c, team.HostInbox(c.Host)); err == nil || !strings.Contains(err.Error(), "neither a NATS .creds file nor an nkey user seed") {
 		t.Errorf("junk: %v", err)
 	}
 }
@@ -81,24 +82,3 @@ func TestCredentialsCredsFile(t *testing.T) {
 		t.Errorf("no creds: %v, %v", opt, err)
 	}
 }
-
-// Ignored answers are said and kept one by one up to maxIgnored, then
-// counted.
-func TestIgnoreBounded(t *testing.T) {
-	var said []string
-	r := &request{}
-	for i := range maxIgnored + 5 {
-		r.ignore(errorf("answer %d\x1b[31m", i), func(s string) { said = append(said, s) })
-	}
-	all := r.ignoredAll()
-	if len(all) != maxIgnored+1 || all[maxIgnored] != "and 5 more" || len(said) != maxIgnored+1 {
-		t.Errorf("kept %q, said %q", all, said)
-	}
-	for _, s := range all {
-		if strings.ContainsRune(s, '\x1b') {
-			t.Errorf("an escape reached the audit log: %q", s)
-		}
-	}
-}
-
-func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }

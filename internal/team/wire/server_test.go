@@ -1,4 +1,4 @@
-package team
+package wire
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askperm/askperm/internal/team"
 )
 
 // testServer is a NATS server with JetStream, in this process, without
@@ -63,9 +65,9 @@ func (ts *testServer) stop() {
 func (ts *testServer) url() string { return "nats://127.0.0.1:" + strconv.Itoa(ts.port) }
 
 // jetStream connects as c's host would and returns its JetStream.
-func jetStream(t testing.TB, c Config) jetstream.JetStream {
+func jetStream(t testing.TB, c team.Config) jetstream.JetStream {
 	t.Helper()
-	nc, err := Connect(context.Background(), c, HostInbox(c.Host))
+	nc, err := Connect(context.Background(), c, team.HostInbox(c.Host))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,57 @@
+// Package teamcmd owns askperm-team's command line: the NATS side of team
+// mode, a program of its own so that askperm never links the NATS client
+// (its start-up, and every decision, would pay for it). askperm runs its
+// hidden `bridge` command for each request the team frontend asks, and
+// hands it the team commands a person runs.
+package teamcmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/internal/team/wire"
+)
+
+// Main runs askperm-team with args and returns its exit status.
+func Main(args []string) int {
+	root := newRoot(os.Stdin, os.Stdout)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "askperm-team:", err)
+		return 1
+	}
+	return 0
+}
+
+func newRoot(in io.Reader, out io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "askperm-team",
+		Short: "The NATS side of askperm's team mode",
+		Long: `askperm-team carries askperm's team mode (protocol section 11) over
+NATS JetStream. askperm runs it: a host's askperm for each request its
+team frontend asks, and the team commands of askperm an approver runs.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(&cobra.Command{
+		Use:    "bridge",
+		Short:  "Carry one request of the team frontend (run by askperm)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			// askperm ends the bridge by its stdin, or kills it; a signal
+			// ends it as unrecorded.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return wire.Bridge(ctx, in, out)
+		},
+	})
+	return root
+}
