@@ -1,13 +1,13 @@
 package team
 
 import (
+	"crypto/ed25519"
 	"encoding/base64"
-
+	"errors"
 	"fmt"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/nats-io/nkeys"
 
 	"github.com/askperm/askperm/decision"
 )
@@ -26,9 +26,24 @@ type Answer struct {
 // kilobytes per grant and scope.
 const maxAnswer = 1 << 20
 
+// Signer is an approver's signing key: an nkeys.KeyPair of a user.
+type Signer interface {
+	PublicKey() (string, error)
+	Sign(input []byte) ([]byte, error)
+}
+
+// PublicKey is kp's public key (U...).
+func PublicKey(kp Signer) string {
+	k, err := kp.PublicKey()
+	if err != nil {
+		panic("team: a key pair without a public key: " + err.Error()) // every user key pair has one
+	}
+	return k
+}
+
 // Sign is the answer, encoded, that kp gives with decision d. An
 // approver builds d with form.Decide(answer, decision.FrontendTeam, now).
-func Sign(kp nkeys.KeyPair, d decision.Decision) ([]byte, error) {
+func Sign(kp Signer, d decision.Decision) ([]byte, error) {
 	line := decision.Encode(d)
 	canon, err := decision.Canonical(line[:len(line)-1])
 	if err != nil {
@@ -40,6 +55,9 @@ func Sign(kp nkeys.KeyPair, d decision.Decision) ([]byte, error) {
 	}
 	return json.Marshal(Answer{Decision: canon, Approver: PublicKey(kp), Sig: base64.RawURLEncoding.EncodeToString(sig)})
 }
+
+// errSignature is a signature that does not verify.
+var errSignature = errors.New("signature verification failed")
 
 // Verified is an answer that passed every check of Verify.
 type Verified struct {
@@ -92,12 +110,12 @@ func Verify(c Config, key string, value []byte, sent *decision.Request) (Verifie
 	if err != nil {
 		return Verified{}, fmt.Errorf("answer %q: decision: %w", key, err)
 	}
-	pub, err := nkeys.FromPublicKey(k)
-	if err != nil {
-		return Verified{}, fmt.Errorf("answer %q: %w", key, err)
+	pub, ok := userPublicKey(k)
+	if !ok { // ParseAnswerKey checked it
+		return Verified{}, fmt.Errorf("answer %q: %q is not an NKey user public key", key, k)
 	}
-	if err := pub.Verify(canon, sig); err != nil {
-		return Verified{}, fmt.Errorf("answer %q: the signature does not verify: %w", key, err)
+	if !ed25519.Verify(pub, canon, sig) {
+		return Verified{}, fmt.Errorf("answer %q: the signature does not verify: %w", key, errSignature)
 	}
 	dec, err := decision.ParseDecision(append(canon, '\n'), sent)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-
-	"github.com/nats-io/nkeys"
 )
 
 // Config is the resolved [team] section of config.toml.
@@ -90,7 +88,7 @@ func (c Config) Check() error {
 		return fmt.Errorf("replicas: %d is not between 1 and %d", c.Replicas, maxReplicas)
 	}
 	for i, k := range c.Approvers {
-		if !nkeys.IsValidPublicUserKey(k) {
+		if !IsUserKey(k) {
 			return fmt.Errorf("approvers[%d]: %q is not an NKey user public key (U...; askperm inbox key prints one)", i, k)
 		}
 		if slices.Contains(c.Approvers[:i], k) {

@@ -82,11 +82,3 @@ func FuzzCheckHost(f *testing.F) {
 		}
 	})
 }
-
-func userKeyAccount() ([]byte, error) {
-	kp, err := nkeys.CreateAccount()
-	if err != nil {
-		return nil, err
-	}
-	return kp.Seed()
-}

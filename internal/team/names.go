@@ -3,8 +3,6 @@ package team
 import (
 	"fmt"
 	"strings"
-
-	"github.com/nats-io/nkeys"
 )
 
 // Names are the streams, buckets, subjects and keys of one prefix (p,
@@ -103,7 +101,7 @@ func ParseAnswerKey(key string) (h, d, k string, err error) {
 		return "", "", "", fmt.Errorf("answer key %q: %w", key, CheckHost(h))
 	case CheckDigest(d) != nil:
 		return "", "", "", fmt.Errorf("answer key %q: %w", key, CheckDigest(d))
-	case !nkeys.IsValidPublicUserKey(k):
+	case !IsUserKey(k):
 		return "", "", "", fmt.Errorf("answer key %q: %q is not an NKey user public key", key, k)
 	}
 	return h, d, k, nil

@@ -1,4 +1,4 @@
-package team
+package wire
 
 import (
 	"errors"
@@ -6,10 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/internal/team"
 )
 
 func TestCreateAndLoadKey(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state", KeyFile)
+	path := filepath.Join(t.TempDir(), "state", team.KeyFile)
 	kp, err := CreateKey(path)
 	if err != nil {
 		t.Fatal(err)
@@ -25,8 +29,8 @@ func TestCreateAndLoadKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if PublicKey(got) != PublicKey(kp) {
-		t.Errorf("loaded %s, created %s", PublicKey(got), PublicKey(kp))
+	if team.PublicKey(got) != team.PublicKey(kp) {
+		t.Errorf("loaded %s, created %s", team.PublicKey(got), team.PublicKey(kp))
 	}
 	before, _ := os.ReadFile(path)
 	if _, err := CreateKey(path); !errors.Is(err, ErrKeyExists) {
@@ -70,4 +74,12 @@ func TestLoadKeyRefuses(t *testing.T) {
 	if _, err := LoadKey(write("ok", 0o400, seed)); err != nil {
 		t.Errorf("a read-only key: %v", err)
 	}
+}
+
+func userKeyAccount() ([]byte, error) {
+	kp, err := nkeys.CreateAccount()
+	if err != nil {
+		return nil, err
+	}
+	return kp.Seed()
 }

@@ -1,4 +1,4 @@
-package team
+package wire
 
 import (
 	"errors"
@@ -60,13 +60,4 @@ func CreateKey(path string) (nkeys.KeyPair, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return kp, nil
-}
-
-// PublicKey is kp's public key (U...).
-func PublicKey(kp nkeys.KeyPair) string {
-	k, err := kp.PublicKey()
-	if err != nil {
-		panic("team: a key pair without a public key: " + err.Error()) // every KeyPair built here has one
-	}
-	return k
 }
