@@ -64,6 +64,7 @@ type Team struct {
 	Prefix    string   `toml:"prefix"`
 	Replicas  *int     `toml:"replicas"`
 	Key       string   `toml:"key"`
+	Program   string   `toml:"program"` // askperm-team, absolute; checked like a dialog program
 }
 
 // Duration is a duration as config.toml gives it: a string such as "30s",
@@ -148,6 +149,14 @@ func Parse(b []byte) (Config, error) {
 		}
 		if err := userfile.Program(c.Dialogs[name]); err != nil {
 			return Config{}, fmt.Errorf("dialogs.%s: %w", name, err)
+		}
+	}
+	// askperm-team carries the team's answers: one that anyone else
+	// could replace could withhold them (never forge one: askperm
+	// verifies every answer).
+	if c.Team != nil && c.Team.Program != "" {
+		if err := userfile.Program(c.Team.Program); err != nil {
+			return Config{}, fmt.Errorf("team.program: %w", err)
 		}
 	}
 	return c, nil

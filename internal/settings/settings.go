@@ -158,6 +158,7 @@ func resolveTeam(t Team, stateDir string) (*team.Config, error) {
 	c := &team.Config{
 		URL: t.URL, Creds: t.Creds, Host: t.Host, Approvers: t.Approvers,
 		Prefix: cmp.Or(t.Prefix, team.DefaultPrefix), Replicas: team.DefaultReplicas, Key: t.Key,
+		Program: t.Program,
 	}
 	if t.Replicas != nil {
 		c.Replicas = *t.Replicas

@@ -33,13 +33,14 @@ host = "ci-1"
 approvers = ["`+k+`"]
 prefix = "acme"
 replicas = 3
+program = "/bin/sh"
 `, "XDG_STATE_HOME", "/var/st")
 	s, err := Resolve(Flags{}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &team.Config{URL: "tls://nats.example:4222", Creds: "/etc/askperm/host.creds", Host: "ci-1", Approvers: []string{k},
-		Prefix: "acme", Replicas: 3, Key: "/var/st/askperm/team.nk"}
+		Prefix: "acme", Replicas: 3, Key: "/var/st/askperm/team.nk", Program: "/bin/sh"}
 	if !reflect.DeepEqual(s.Team, want) {
 		t.Errorf("got %+v, want %+v", s.Team, want)
 	}
@@ -77,6 +78,8 @@ func TestResolveTeamRejects(t *testing.T) {
 		{"url = \"nats://h:1\"\nhost = \"a\"\napprovers = [\"bob\"]\n", `team.approvers[0]: "bob" is not an NKey user public key`},
 		{"url = \"nats://h:1\"\nhost = \"a\"\ncreds = \"host.creds\"\n", `team.creds: "host.creds" is not an absolute path`},
 		{"url = \"nats://h:1\"\nhost = \"a\"\nkey = \"team.nk\"\n", `team.key: "team.nk" is not an absolute path`},
+		{"url = \"nats://h:1\"\nhost = \"a\"\nprogram = \"askperm-team\"\n", `team.program: "askperm-team" is not an absolute path`},
+		{"url = \"nats://h:1\"\nhost = \"a\"\nprogram = \"/etc/passwd\"\n", "team.program: /etc/passwd: not executable"},
 		{"url = \"nats://h:1\"\nhost = \"a\"\napprovers = \"U\"\n", "team.approvers: expected"},
 	} {
 		getenv, path := env(t, "[team]\n"+tc.table)
