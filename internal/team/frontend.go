@@ -269,19 +269,21 @@ func startBridge(program string, start BridgeStart, warn func(string)) (*bridge,
 	read := make(chan struct{}, 2)
 	go func() {
 		defer func() { read <- struct{}{} }()
-		defer close(events)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, maxEvent)
 		for sc.Scan() {
 			var ev BridgeEvent
 			if err := json.Unmarshal(sc.Bytes(), &ev, json.RejectUnknownMembers(true)); err != nil {
 				b.err = fmt.Errorf("the bridge wrote %q, not an event", form.Line(string(sc.Bytes()[:min(len(sc.Bytes()), 80)])))
-				_, _ = io.Copy(io.Discard, stdout)
-				return
+				break
 			}
 			events <- ev
 		}
-		b.err = sc.Err()
+		if b.err == nil {
+			b.err = sc.Err()
+		}
+		close(events)
+		_, _ = io.Copy(io.Discard, stdout) // until the bridge is killed
 	}()
 	go func() {
 		defer func() { read <- struct{}{} }()

@@ -283,7 +283,7 @@ func TestAskCancelled(t *testing.T) {
 	}
 }
 
-// fixed is a frontend that answers allow once.
+// fixed is a frontend that answers deny once.
 type fixed struct{ asked bool }
 
 func (*fixed) Name() decision.Frontend { return decision.FrontendLine }
