@@ -29,10 +29,7 @@ import (
 // host remembers no rule of its own (the team keeps it).
 func TestTeamAnswered(t *testing.T) {
 	url := natsServer(t)
-	approver, err := nkeys.CreateUser()
-	if err != nil {
-		t.Fatal(err)
-	}
+	approver := mustUserKey(t)
 	key, _ := approver.PublicKey()
 	cfg := team.Config{URL: url, Host: "ci-1", Approvers: []string{key}, Prefix: team.DefaultPrefix, Replicas: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -119,6 +116,50 @@ func TestTeamAnswered(t *testing.T) {
 	if rules := runIn(t, env, "rules", "list", "--json"); strings.TrimSpace(rules) != "[]" {
 		t.Errorf("the host remembered the team's rule: %s", rules)
 	}
+}
+
+// TestTeamProgramMissing: askperm installed without askperm-team (not
+// beside it, not on PATH) leaves the team frontend unavailable, saying how
+// to install it, and the chain goes on: a deny, cause unavailable, with
+// no server asked.
+func TestTeamProgramMissing(t *testing.T) {
+	dir := t.TempDir()
+	alone := filepath.Join(dir, "askperm")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := mustUserKey(t).PublicKey()
+	conf := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(conf, []byte("[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"ci-1\"\napprovers = [\""+key+"\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(alone, "--config", conf, "--frontend", "team,line")
+	cmd.Stdin = bytes.NewReader(readFile(t, "requests/write-file.json"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr, cmd.Env = &stdout, &stderr, []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("askperm: %v; stderr %q", err, stderr.String())
+	}
+	wantDeny(t, checkDecision(t, stdout.String()), "unavailable", "none")
+	for _, want := range []string{"askperm-team is not installed", "go install github.com/askperm/askperm/cmd/askperm-team@", "line:"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q does not say %q", stderr.String(), want)
+		}
+	}
+}
+
+func mustUserKey(t *testing.T) nkeys.KeyPair {
+	t.Helper()
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp
 }
 
 // natsServer starts a NATS server with JetStream for the test and returns
