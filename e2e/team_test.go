@@ -177,3 +177,25 @@ func natsServer(t *testing.T) string {
 	}
 	return "nats://" + s.Addr().(*net.TCPAddr).String()
 }
+
+// TestAskpermLinksNoNATS: askperm itself links no NATS code, client, keys
+// or server (their initialisers would slow every decision); askperm-team
+// links the client, never the server.
+func TestAskpermLinksNoNATS(t *testing.T) {
+	deps := func(pkg string) string {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		return string(out)
+	}
+	team := deps(module + "/cmd/askperm-team")
+	if !strings.Contains(team, "github.com/nats-io/nats.go\n") || strings.Contains(team, "nats-server") {
+		t.Errorf("askperm-team should link the NATS client and no server; it links:\n%s", team)
+	}
+	for _, dep := range strings.Fields(deps(module)) {
+		if strings.HasPrefix(dep, "github.com/nats-io/") {
+			t.Errorf("askperm links %s", dep)
+		}
+	}
+}
