@@ -14,11 +14,11 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/nats-io/nkeys"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/teamtest"
 	"github.com/askperm/askperm/internal/team/wire"
 )
 
@@ -29,7 +29,7 @@ import (
 // host remembers no rule of its own (the team keeps it).
 func TestTeamAnswered(t *testing.T) {
 	url := natsServer(t)
-	approver := mustUserKey(t)
+	approver := teamtest.UserKey(t)
 	key, _ := approver.PublicKey()
 	cfg := team.Config{URL: url, Host: "ci-1", Approvers: []string{key}, Prefix: team.DefaultPrefix, Replicas: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -132,7 +132,7 @@ func TestTeamProgramMissing(t *testing.T) {
 	if err := os.WriteFile(alone, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	key, _ := mustUserKey(t).PublicKey()
+	key, _ := teamtest.UserKey(t).PublicKey()
 	conf := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(conf, []byte("[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"ci-1\"\napprovers = [\""+key+"\"]\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -151,15 +151,6 @@ func TestTeamProgramMissing(t *testing.T) {
 			t.Errorf("stderr %q does not say %q", stderr.String(), want)
 		}
 	}
-}
-
-func mustUserKey(t *testing.T) nkeys.KeyPair {
-	t.Helper()
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kp
 }
 
 // natsServer starts a NATS server with JetStream for the test and returns

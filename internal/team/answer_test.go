@@ -6,51 +6,19 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/nats-io/nkeys"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/team/teamtest"
 )
 
-// testRequest has an id, a session, a workdir, two grants and a dimension
-// with two scopes: every check of an answer has something to bite on.
-const testRequest = `{"id":"r1","action":"write","session_id":"s1","workdir":{"value":"/p"},` +
-	`"dimensions":[{"name":"path","value":"/p/a","scopes":[{"label":"file","match":"/p/a"},{"label":"dir","match":"/p/","kind":"prefix"}]}],` +
-	`"grants":[{"name":"fs.write"},{"name":"fs.create"}]}`
+// testRequest, parse and decide are teamtest's.
+const testRequest = teamtest.Request
 
-func parse(t testing.TB, raw string) *decision.Request {
-	t.Helper()
-	req, err := decision.Parse([]byte(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return req
-}
-
-// decide is the decision an approver's form builds from a.
-func decide(t testing.TB, req *decision.Request, a form.Answer) decision.Decision {
-	t.Helper()
-	f := form.New(req, form.Options{})
-	full := f.Defaults()
-	full.Choice, full.Message = a.Choice, a.Message
-	if a.Scopes != nil {
-		full.Scopes = a.Scopes
-	}
-	if a.Grants != nil {
-		full.Grants = a.Grants
-	}
-	if a.Lifetime != "" {
-		full.Lifetime = a.Lifetime
-	}
-	d, err := f.Decide(full, decision.FrontendTeam, time.Unix(1_800_000_000, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
+var parse, decide = teamtest.Parse, teamtest.Decide
 
 func sign(t testing.TB, kp nkeys.KeyPair, d decision.Decision) []byte {
 	t.Helper()

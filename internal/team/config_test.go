@@ -5,20 +5,15 @@ import (
 	"testing"
 
 	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/internal/team/teamtest"
 )
+
+var userKey = teamtest.UserKey
 
 // validConfig is a Config that passes Check, trusting approvers.
 func validConfig(approvers ...string) Config {
 	return Config{URL: "nats://127.0.0.1:4222", Host: "ci-1", Prefix: DefaultPrefix, Replicas: 1, Approvers: approvers}
-}
-
-func userKey(t testing.TB) nkeys.KeyPair {
-	t.Helper()
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kp
 }
 
 func TestConfigCheck(t *testing.T) {

@@ -1,10 +1,13 @@
-// Package team owns askperm's team mode (protocol section 11): requests
-// and answers carried between machines over NATS JetStream. It holds the
-// [team] configuration, the names of every stream, bucket, subject and key,
-// the approver's signing key, the signed answer and its checks, the
-// connection, and the `team` frontend that publishes a request and waits
-// for a verified answer. The approver's side (askperm inbox) builds on the
-// same names, keys and answers.
+// Package team owns askperm's team mode (protocol section 11) as a host's
+// askperm needs it, with no NATS code: requests and answers are carried
+// between machines over NATS JetStream by askperm-team (its bridge, in
+// package wire), so that askperm links neither the NATS client nor its
+// start-up cost. It holds the [team] configuration, the names of every
+// stream, bucket, subject and key, the signed answer and its checks
+// (crypto/ed25519, NKey public keys decoded here), the bridge's line
+// protocol, and the `team` frontend that runs the bridge and verifies
+// each answer it passes on: the bridge carries, it never decides. The
+// approver's side (askperm-team) builds on the same names and answers.
 //
 // Nothing of a request's text ever goes into a subject or a key: only host
 // names, digests and public keys do.

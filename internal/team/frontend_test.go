@@ -17,6 +17,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/team/teamtest"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -172,19 +173,19 @@ func TestAskBridgeFails(t *testing.T) {
 		}
 		c := validConfig(PublicKey(userKey(t)))
 		c.Program = program
-		next := &fixed{}
+		next := &teamtest.Next{}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		var said []string
 		_, by, err := prompt.Ask(ctx, []prompt.Frontend{New(&c, func(s string) { said = append(said, s) }), next},
 			form.New(parse(t, testRequest), form.Options{Sent: []byte(testRequest)}))
 		cancel()
 		switch {
-		case tc.published && (!errors.Is(err, context.DeadlineExceeded) || next.asked):
-			t.Errorf("%s: %v by %s; the next frontend asked: %v; want the deadline", tc.name, err, by, next.asked)
+		case tc.published && (!errors.Is(err, context.DeadlineExceeded) || next.Asked):
+			t.Errorf("%s: %v by %s; the next frontend asked: %v; want the deadline", tc.name, err, by, next.Asked)
 		case tc.published && (len(said) != 1 || !strings.Contains(said[0], tc.want)):
 			t.Errorf("%s: said %q, want %q", tc.name, said, tc.want)
-		case !tc.published && (err != nil || by != decision.FrontendLine || !next.asked):
-			t.Errorf("%s: %v by %s; the next frontend asked: %v", tc.name, err, by, next.asked)
+		case !tc.published && (err != nil || by != decision.FrontendLine || !next.Asked):
+			t.Errorf("%s: %v by %s; the next frontend asked: %v", tc.name, err, by, next.Asked)
 		}
 		if !tc.published {
 			_, _, err := prompt.Ask(context.Background(), []prompt.Frontend{New(&c, nil)}, form.New(parse(t, testRequest), form.Options{Sent: []byte(testRequest)}))
@@ -243,14 +244,4 @@ func TestFindProgram(t *testing.T) {
 	if p, err := findProgram("", self, onPath); p != beside || err != nil {
 		t.Errorf("beside askperm: %q, %v", p, err)
 	}
-}
-
-// fixed is a frontend that answers deny once.
-type fixed struct{ asked bool }
-
-func (*fixed) Name() decision.Frontend { return decision.FrontendLine }
-
-func (f *fixed) Ask(context.Context, *form.Form) (form.Answer, error) {
-	f.asked = true
-	return form.Answer{Choice: form.DenyOnce}, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/team/teamtest"
 	"github.com/askperm/askperm/prompt"
 
 	"github.com/askperm/askperm/internal/team"
@@ -283,16 +284,6 @@ func TestAskCancelled(t *testing.T) {
 	}
 }
 
-// fixed is a frontend that answers deny once.
-type fixed struct{ asked bool }
-
-func (*fixed) Name() decision.Frontend { return decision.FrontendLine }
-
-func (f *fixed) Ask(context.Context, *form.Form) (form.Answer, error) {
-	f.asked = true
-	return form.Answer{Choice: form.DenyOnce}, nil
-}
-
 // Team mode unavailable, for each reason, lets the chain ask the next
 // frontend.
 func TestAskUnavailable(t *testing.T) {
@@ -323,13 +314,13 @@ func TestAskUnavailable(t *testing.T) {
 		case "another request sent":
 			sent = []byte(requestN(2))
 		}
-		next := &fixed{}
+		next := &teamtest.Next{}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		req := parse(t, testRequest)
 		_, by, err := prompt.Ask(ctx, []prompt.Frontend{team.New(tc.c, noWarning(t)), next}, form.New(req, form.Options{Sent: sent}))
 		cancel()
-		if err != nil || by != decision.FrontendLine || !next.asked {
-			t.Errorf("%s: %v by %s; the next frontend asked: %v", tc.name, err, by, next.asked)
+		if err != nil || by != decision.FrontendLine || !next.Asked {
+			t.Errorf("%s: %v by %s; the next frontend asked: %v", tc.name, err, by, next.Asked)
 		}
 		_, _, err = prompt.Ask(context.Background(), []prompt.Frontend{team.New(tc.c, nil)}, form.New(req, form.Options{Sent: sent}))
 		if !errors.Is(err, prompt.ErrUnavailable) || !strings.Contains(err.Error(), tc.want) {

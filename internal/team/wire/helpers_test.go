@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nkeys"
 
 	"github.com/askperm/askperm/decision"
-	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/teamtest"
 )
 
 // bridgeEnv makes this test binary the bridge: the team frontend under
@@ -40,56 +39,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// testRequest has an id, a session, a workdir, two grants and a dimension
-// with two scopes.
-const testRequest = `{"id":"r1","action":"write","session_id":"s1","workdir":{"value":"/p"},` +
-	`"dimensions":[{"name":"path","value":"/p/a","scopes":[{"label":"file","match":"/p/a"},{"label":"dir","match":"/p/","kind":"prefix"}]}],` +
-	`"grants":[{"name":"fs.write"},{"name":"fs.create"}]}`
+// testRequest, parse, decide and userKey are teamtest's.
+const testRequest = teamtest.Request
+
+var (
+	parse, decide = teamtest.Parse, teamtest.Decide
+	userKey       = teamtest.UserKey
+)
 
 // validConfig is a Config that passes Check, trusting approvers, whose
 // bridge is this test binary.
 func validConfig(approvers ...string) team.Config {
 	return team.Config{URL: "nats://127.0.0.1:4222", Host: "ci-1", Prefix: team.DefaultPrefix, Replicas: 1, Approvers: approvers, Program: self}
-}
-
-func userKey(t testing.TB) nkeys.KeyPair {
-	t.Helper()
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kp
-}
-
-func parse(t testing.TB, raw string) *decision.Request {
-	t.Helper()
-	req, err := decision.Parse([]byte(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return req
-}
-
-// decide is the decision an approver's form builds from a.
-func decide(t testing.TB, req *decision.Request, a form.Answer) decision.Decision {
-	t.Helper()
-	f := form.New(req, form.Options{})
-	full := f.Defaults()
-	full.Choice, full.Message = a.Choice, a.Message
-	if a.Scopes != nil {
-		full.Scopes = a.Scopes
-	}
-	if a.Grants != nil {
-		full.Grants = a.Grants
-	}
-	if a.Lifetime != "" {
-		full.Lifetime = a.Lifetime
-	}
-	d, err := f.Decide(full, decision.FrontendTeam, time.Unix(1_800_000_000, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 func sign(t testing.TB, kp nkeys.KeyPair, d decision.Decision) []byte {
