@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -93,7 +94,7 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 		return form.Answer{}, fmt.Errorf("%s: %w: %w", program, err, prompt.ErrUnavailable)
 	}
 	defer b.kill()
-	r := &request{c: c, req: f.Req, deadline: deadline, warn: fe.warn, b: b}
+	r := &request{c: c, req: f.Req, deadline: deadline, warn: b.say, b: b}
 	return r.wait(ctx)
 }
 
@@ -229,11 +230,19 @@ func answerOf(v Verified) form.Answer {
 type bridge struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
+	// started is closed once the request's line is written (or failed):
+	// the end's line follows it, never mixed with it.
+	started chan struct{}
 	// events are the events read from the bridge's stdout, closed at its
 	// end or at the first line that is not an event (err says which).
 	events <-chan BridgeEvent
 	err    error
 	exited chan struct{}
+
+	mu      sync.Mutex // warn, stopped
+	warn    func(string)
+	stopped bool
+	stop    chan struct{} // closed by kill
 }
 
 // maxEvent bounds a line of the bridge: an answer and its key.
@@ -264,32 +273,20 @@ func startBridge(program string, start BridgeStart, warn func(string)) (*bridge,
 		return nil, err
 	}
 	events := make(chan BridgeEvent)
-	b := &bridge{cmd: cmd, stdin: stdin, events: events, exited: make(chan struct{})}
+	b := &bridge{cmd: cmd, stdin: stdin, started: make(chan struct{}), events: events, exited: make(chan struct{}),
+		warn: warn, stop: make(chan struct{})}
 	// The pipes are read to their end before Wait, which closes them.
 	read := make(chan struct{}, 2)
 	go func() {
 		defer func() { read <- struct{}{} }()
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, maxEvent)
-		for sc.Scan() {
-			var ev BridgeEvent
-			if err := json.Unmarshal(sc.Bytes(), &ev, json.RejectUnknownMembers(true)); err != nil {
-				b.err = fmt.Errorf("the bridge wrote %q, not an event", form.Line(string(sc.Bytes()[:min(len(sc.Bytes()), 80)])))
-				break
-			}
-			events <- ev
-		}
-		if b.err == nil {
-			b.err = sc.Err()
-		}
-		close(events)
-		_, _ = io.Copy(io.Discard, stdout) // until the bridge is killed
+		b.read(stdout, events)
+		_, _ = io.Copy(io.Discard, stdout) // until the bridge ends or is killed
 	}()
 	go func() {
 		defer func() { read <- struct{}{} }()
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			warn("team: askperm-team: " + form.Line(sc.Text()))
+			b.say("team: askperm-team: " + form.Line(sc.Text()))
 		}
 	}()
 	go func() {
@@ -298,10 +295,45 @@ func startBridge(program string, start BridgeStart, warn func(string)) (*bridge,
 		_ = cmd.Wait()
 		close(b.exited)
 	}()
-	// Written once, it fits the pipe's buffer or waits for the bridge to
-	// read it: a bridge that never reads is killed when the wait ends.
-	go func() { _, _ = stdin.Write(append(line, '\n')) }()
+	// Written in the background, as the pipe takes it: a bridge that
+	// never reads is killed when the wait ends, which ends the write.
+	go func() {
+		defer close(b.started)
+		_, _ = stdin.Write(append(line, '\n'))
+	}()
 	return b, nil
+}
+
+// read sends the events of the bridge's stdout on events until the
+// bridge is killed, its stdout ends, or a line is not an event; then it
+// closes events.
+func (b *bridge) read(stdout io.Reader, events chan<- BridgeEvent) {
+	defer close(events)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, maxEvent)
+	for sc.Scan() {
+		var ev BridgeEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev, json.RejectUnknownMembers(true)); err != nil {
+			b.err = fmt.Errorf("the bridge wrote %q, not an event", form.Line(string(sc.Bytes()[:min(len(sc.Bytes()), 80)])))
+			return
+		}
+		select {
+		case events <- ev:
+		case <-b.stop:
+			return
+		}
+	}
+	b.err = sc.Err()
+}
+
+// say says s on warn, until the bridge is killed: what a bridge writes
+// after its request ended is no one's concern.
+func (b *bridge) say(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.stopped {
+		b.warn(s)
+	}
 }
 
 // gone says why the bridge's events ended: what it wrote, or its exit.
@@ -324,6 +356,7 @@ func (b *bridge) end(d Done) {
 	if err == nil {
 		written := make(chan struct{})
 		go func() {
+			<-b.started
 			_, _ = b.stdin.Write(append(line, '\n'))
 			close(written)
 		}()
@@ -342,9 +375,23 @@ func (b *bridge) end(d Done) {
 	b.kill()
 }
 
-// kill kills the bridge's process group, and with it anything it started.
+// kill kills the bridge's process group, and with it anything it started,
+// unless the bridge was reaped already (its group id may be another's by
+// now), and stops reading and saying what it writes. Again, it does
+// nothing.
 func (b *bridge) kill() {
-	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return
+	}
+	b.stopped = true
+	close(b.stop)
+	select {
+	case <-b.exited:
+	default:
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	}
 	_ = b.stdin.Close()
 }
 
