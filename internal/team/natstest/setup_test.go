@@ -113,15 +113,14 @@ func (c *client) denied(t *testing.T, subject string, op func(ctx context.Contex
 	}
 }
 
-// testContext ends shortly before the test's deadline (so a wait that never
-// ends fails the test rather than panicking), or after a minute without one.
+// testContext bounds a test's waits: a minute, and never past shortly
+// before the test binary's deadline, so a wait that never ends fails its
+// test rather than panicking or starving the tests after it.
 func testContext(t *testing.T) context.Context {
 	t.Helper()
-	end, ok := t.Deadline()
-	if ok {
-		end = end.Add(-5 * time.Second)
-	} else {
-		end = time.Now().Add(time.Minute)
+	end := time.Now().Add(time.Minute)
+	if d, ok := t.Deadline(); ok && d.Add(-5*time.Second).Before(end) {
+		end = d.Add(-5 * time.Second)
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), end)
 	t.Cleanup(cancel)
