@@ -16,10 +16,14 @@ import (
 // cluster to elect its JetStream leader before the test fails.
 const readyWithin = 30 * time.Second
 
-// Server is one running NATS server with JetStream.
+// Server is one NATS server with JetStream.
 type Server struct {
-	URL string
-	srv *server.Server
+	URL  string
+	t    testing.TB
+	tm   *Team
+	dir  string
+	port int
+	srv  *server.Server // nil while shut down
 }
 
 // StartServer starts one server from the team's filled-in
@@ -27,16 +31,45 @@ type Server struct {
 // temporary directory; it is shut down when the test ends.
 func StartServer(t testing.TB, tm *Team) *Server {
 	t.Helper()
-	dir := t.TempDir()
-	srv := start(t, options(t, tm, dir))
-	t.Cleanup(srv.Shutdown)
-	return &Server{URL: srv.ClientURL(), srv: srv}
+	s := &Server{t: t, tm: tm, dir: t.TempDir(), port: server.RANDOM_PORT}
+	t.Cleanup(func() {
+		if s.srv != nil {
+			s.srv.Shutdown()
+		}
+	})
+	s.run()
+	s.port = s.srv.Addr().(*net.TCPAddr).Port
+	s.URL = s.srv.ClientURL()
+	return s
 }
 
-// Shutdown stops the server (a test of the server going away).
+// Shutdown stops the server (a test of the server going away); its URL
+// then refuses connections until Restart.
 func (s *Server) Shutdown() {
+	s.t.Helper()
+	if s.srv == nil {
+		s.t.Fatal("natstest: server already down")
+	}
 	s.srv.Shutdown()
 	s.srv.WaitForShutdown()
+	s.srv = nil
+}
+
+// Restart starts the server again on its port and store: streams, buckets
+// and messages are back, and clients reconnect.
+func (s *Server) Restart() {
+	s.t.Helper()
+	if s.srv != nil {
+		s.t.Fatal("natstest: server is running")
+	}
+	s.run()
+}
+
+func (s *Server) run() {
+	s.t.Helper()
+	opts := options(s.t, s.tm, s.dir)
+	opts.Port = s.port
+	s.srv = start(s.t, opts)
 }
 
 // options loads the filled-in config written to dir and moves the server to
