@@ -35,32 +35,27 @@ type User struct {
 	Name     string
 	Public   string // the nkey's public key, U...
 	SeedFile string // the seed, one line, mode 0600, as askperm reads a creds file
-	kp       nkeys.KeyPair
 }
 
 // InboxPrefix is the reply prefix the user's permissions allow it to read.
 func (u User) InboxPrefix() string { return "_INBOX_" + u.Name }
 
-// Sign signs data with the user's key (an approver signs its answers).
-func (u User) Sign(data []byte) ([]byte, error) { return u.kp.Sign(data) }
-
 // Team is the users a server is configured with.
 type Team struct {
 	Hosts     []User
 	Approvers []User
-	dir       string
 }
 
 // NewTeam makes an nkey user for each host name and n approvers, writing
 // their seed files under a temporary directory.
 func NewTeam(t testing.TB, hosts []string, approvers int) *Team {
 	t.Helper()
-	tm := &Team{dir: t.TempDir()}
+	tm, dir := &Team{}, t.TempDir()
 	for _, h := range hosts {
-		tm.Hosts = append(tm.Hosts, newUser(t, tm.dir, h))
+		tm.Hosts = append(tm.Hosts, newUser(t, dir, h))
 	}
 	for range approvers {
-		tm.Approvers = append(tm.Approvers, newUser(t, tm.dir, ""))
+		tm.Approvers = append(tm.Approvers, newUser(t, dir, ""))
 	}
 	return tm
 }
@@ -88,7 +83,7 @@ func newUser(t testing.TB, dir, name string) User {
 	if err := os.WriteFile(f, append(seed, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return User{Name: name, Public: pub, SeedFile: f, kp: kp}
+	return User{Name: name, Public: pub, SeedFile: f}
 }
 
 // Config is docs/team/nats.conf with its host block repeated for every host
@@ -175,4 +170,9 @@ func (u User) Connect(t testing.TB, url string, errs chan<- error, opts ...nats.
 }
 
 // String names the user in test messages.
-func (u User) String() string { return fmt.Sprintf("%s(%.8s)", u.Name, u.Public) }
+func (u User) String() string {
+	if u.Name == u.Public {
+		return fmt.Sprintf("approver %.8s", u.Public)
+	}
+	return fmt.Sprintf("host %s", u.Name)
+}
