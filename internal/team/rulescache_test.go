@@ -21,10 +21,10 @@ import (
 	"github.com/askperm/askperm/internal/state"
 )
 
-// warnings collects a Memory's diagnostics.
-type warnings []string
+// said collects a Memory's diagnostics.
+type said []string
 
-func (w *warnings) warn(s string) { *w = append(*w, s) }
+func (w *said) warn(s string) { *w = append(*w, s) }
 
 // team is a server with its streams and buckets, and the rules bucket as
 // an approver writes to it.
@@ -52,7 +52,7 @@ func startTeam(t *testing.T) teamServer {
 
 // host is the team memory of host name trusting approvers, with a state
 // directory of its own.
-func (ts teamServer) host(t *testing.T, name string, w *warnings, approvers ...string) Memory {
+func (ts teamServer) host(t *testing.T, name string, w *said, approvers ...string) Memory {
 	t.Helper()
 	c := validConfig(approvers...)
 	c.URL, c.Host = ts.url(), name
@@ -91,7 +91,7 @@ func TestTeamRuleDecidesOnHostsTrustingItsApprover(t *testing.T) {
 	req := parse(t, testRequest)
 	allow := ts.writeRule(t, k, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}})
 	deny := ts.writeRule(t, k, parse(t, strings.Replace(testRequest, `"write"`, `"delete"`, 1)), form.Answer{Choice: form.DenyAlways})
-	var w warnings
+	var w said
 	a := ts.host(t, "alpha", &w, PublicKey(k))
 	b := ts.host(t, "beta", &w, PublicKey(other), PublicKey(k))
 	c := ts.host(t, "gamma", &w, PublicKey(other))
@@ -113,7 +113,7 @@ func TestTeamRuleDecidesOnHostsTrustingItsApprover(t *testing.T) {
 		t.Errorf("a host not trusting the approver: %v", got)
 	}
 	if len(w) > 0 {
-		t.Errorf("warnings: %q", w)
+		t.Errorf("said: %q", w)
 	}
 	if m := a.Matching(later, now); len(m) != 1 || m[0].Approver != PublicKey(k) || m[0].Name() != "team rule "+allow+" by "+PublicKey(k) {
 		t.Errorf("match %+v", m)
@@ -150,7 +150,7 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 	ts.writeRule(t, rogue, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}) // unlisted approver
 	_, rv, _ := SignRule(rogue, req, decide(t, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}), ruleTime.Add(time.Second))
 	put(RuleKey(PublicKey(k), strings.Repeat("1", ruleIDLen)), rv) // a rogue's rule under K's key
-	var w warnings
+	var w said
 	m := ts.host(t, "alpha", &w, PublicKey(k))
 	if got := decides(m, writeRequest(t, "/etc/passwd"), ruleTime); got != nil {
 		t.Errorf("the widened rule decided: %v", got)
@@ -171,7 +171,7 @@ func TestTeamRulesOfflineRevokedExpired(t *testing.T) {
 	k := userKey(t)
 	req := parse(t, testRequest)
 	id := ts.writeRule(t, k, req, form.Answer{Choice: form.AllowAlways, Lifetime: "900"})
-	var w warnings
+	var w said
 	m := ts.host(t, "alpha", &w, PublicKey(k))
 	now := ruleTime.Add(time.Minute)
 	if got := decides(m, req, now); !slices.Equal(got, []string{"allow " + id}) {
@@ -183,7 +183,7 @@ func TestTeamRulesOfflineRevokedExpired(t *testing.T) {
 		t.Errorf("offline: %v", got)
 	}
 	if len(w) != 1 || !strings.Contains(w[0], "deciding by those cached at") {
-		t.Errorf("offline warnings: %q", w)
+		t.Errorf("offline said: %q", w)
 	}
 	revoked := m
 	revoked.Config.Approvers = []string{PublicKey(userKey(t))}
@@ -205,7 +205,7 @@ func TestTeamRulesCacheFreshness(t *testing.T) {
 	k := userKey(t)
 	req := parse(t, testRequest)
 	id := ts.writeRule(t, k, req, form.Answer{Choice: form.AllowAlways})
-	var w warnings
+	var w said
 	m := ts.host(t, "alpha", &w, PublicKey(k))
 	now := ruleTime.Add(time.Minute)
 	decides(m, req, now)
@@ -219,13 +219,13 @@ func TestTeamRulesCacheFreshness(t *testing.T) {
 		t.Errorf("stale cache refetched, the rule forgotten: %v", got)
 	}
 	if len(w) > 0 {
-		t.Errorf("warnings: %q", w)
+		t.Errorf("said: %q", w)
 	}
 }
 
 // A cache others can write decides nothing, and says so.
 func TestTeamRulesCacheChecked(t *testing.T) {
-	var w warnings
+	var w said
 	k := userKey(t)
 	m := Memory{Config: validConfig(PublicKey(k)), Dir: t.TempDir(), Warn: w.warn}
 	rc := RulesCache{URL: m.Config.URL, Prefix: m.Config.Prefix, Fetched: ruleTime.UnixMilli()}
@@ -247,7 +247,7 @@ func TestTeamRulesCacheChecked(t *testing.T) {
 		t.Errorf("a world-writable cache decided: %v", got)
 	}
 	if len(w) != 1 || !strings.Contains(w[0], "unsafe permissions") {
-		t.Errorf("warnings: %q", w)
+		t.Errorf("said: %q", w)
 	}
 	os.Remove(path)
 	if err := os.Symlink(filepath.Join(t.TempDir(), "x"), path); err != nil {
@@ -316,7 +316,7 @@ func withValue(t testing.TB, req *decision.Request, v string) *decision.Request 
 // matching on the rule the same answer saves.
 func TestTeamRuleMatchesAsLocalMemory(t *testing.T) {
 	k := userKey(t)
-	var w warnings
+	var w said
 	m := Memory{Config: validConfig(PublicKey(k)), Warn: w.warn}
 	r := rand.New(rand.NewPCG(23, 11))
 	decided := 0
@@ -368,7 +368,7 @@ func TestTeamRuleMatchesAsLocalMemory(t *testing.T) {
 		t.Fatal("no generated request was decided: the test tests nothing")
 	}
 	if len(w) > 0 {
-		t.Errorf("warnings: %q", w)
+		t.Errorf("said: %q", w)
 	}
 	t.Logf("%d decided", decided)
 }
