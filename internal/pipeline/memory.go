@@ -287,15 +287,8 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 	}
 	var ops []policy.Opinion
 	for _, r := range rules {
-		v := policy.Allow
-		switch {
-		case r.Decision == decision.Deny && r.Maybe:
-			v = policy.Prompt // a computed command may be the denied one: ask
-		case r.Decision == decision.Deny:
-			v = policy.Deny
-		}
 		name := fmt.Sprintf("remembered rule %d", r.ID)
-		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory", Name: name, Commands: r.Commands})
+		ops = append(ops, ruleOpinion(r, "memory", name))
 		if c.saved == nil {
 			c.saved = map[string]time.Time{}
 		}
@@ -401,6 +394,7 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 	if err := p.appendAudit(ctx, e); err != nil {
 		p.c.Warn(fmt.Sprintf("audit log: %v", err))
 	}
+	p.recordTeam(ctx, e, d, ops)
 }
 
 // appendAudit appends e to the audit log. The requests of one process

@@ -139,6 +139,7 @@ func New(c Config) *Pipeline {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
+	c = withTeamMemory(c)
 	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c) }), store: newStoreHolder(), audit: make(chan struct{}, 1)}
 }
 

@@ -44,10 +44,13 @@ type RuleEntry struct {
 // RulesCache is the cache file: the rules of the team at URL with Prefix
 // as fetched at Fetched (Unix milliseconds).
 type RulesCache struct {
-	URL     string      `json:"url"`
-	Prefix  string      `json:"prefix"`
-	Fetched int64       `json:"fetched"`
-	Rules   []RuleEntry `json:"rules"`
+	URL     string `json:"url"`
+	Prefix  string `json:"prefix"`
+	Fetched int64  `json:"fetched"`
+	// Stale says an approver has remembered a rule since (MarkStale): the
+	// next request fetches again, however fresh the cache.
+	Stale bool        `json:"stale,omitempty"`
+	Rules []RuleEntry `json:"rules"`
 }
 
 // FetchedAt is when the cache was fetched.
@@ -129,6 +132,23 @@ func LoadRules(c Config, dir string) (RulesCache, error) {
 	return rc, nil
 }
 
+// MarkStale marks the cache in dir stale, so that the next request
+// fetches the rules again: a team answer to remember always was just
+// taken, and its rule is to decide the next request alike. No cache, no
+// mark.
+func MarkStale(c Config, dir string) error {
+	rc, err := LoadRules(c, dir)
+	if err != nil || rc.Fetched == 0 || rc.Stale {
+		return err
+	}
+	rc.Stale = true
+	b, err := json.Marshal(rc)
+	if err != nil {
+		return err
+	}
+	return state.ReplaceOwned(dir, RulesCacheName, b)
+}
+
 // Memory is a host's team memory: the team rules of c, cached in the
 // state directory Dir.
 type Memory struct {
@@ -160,7 +180,7 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 		m.Warn(fmt.Sprintf("team rules: %v; no team rule decides", err))
 		return nil
 	}
-	if now.Sub(rc.FetchedAt()) >= RulesFresh || now.Before(rc.FetchedAt()) {
+	if rc.Stale || now.Sub(rc.FetchedAt()) >= RulesFresh || now.Before(rc.FetchedAt()) {
 		ctx, cancel := context.WithTimeout(context.Background(), RulesFetchBound)
 		fresh, err := RefreshRules(ctx, m.Config, m.Dir, now)
 		cancel()

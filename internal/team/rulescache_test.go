@@ -146,7 +146,7 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 		}
 	}
 	wid := ruleID(widened.Rule)
-	put(RuleKey(PublicKey(k), wid), wb)                                   // scope changed after signing
+	put(RuleKey(PublicKey(k), wid), wb)                                                                          // scope changed after signing
 	ts.writeRule(t, rogue, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}) // unlisted approver
 	_, rv, _ := SignRule(rogue, req, decide(t, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}), ruleTime.Add(time.Second))
 	put(RuleKey(PublicKey(k), strings.Repeat("1", ruleIDLen)), rv) // a rogue's rule under K's key
@@ -158,7 +158,9 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 	if got := decides(m, writeRequest(t, "/p/b"), ruleTime); got != nil {
 		t.Errorf("a rogue's rule decided: %v", got)
 	}
-	if !slices.ContainsFunc(w, func(s string) bool { return strings.Contains(s, "signature does not verify") && strings.Contains(s, wid) }) {
+	if !slices.ContainsFunc(w, func(s string) bool {
+		return strings.Contains(s, "signature does not verify") && strings.Contains(s, wid)
+	}) {
 		t.Errorf("the forged rule was not said: %q", w)
 	}
 }
