@@ -19,6 +19,7 @@ import (
 type logOptions struct {
 	memoryOptions
 	session, since, decision, tool string
+	team                           bool
 }
 
 // query is the filter the flags describe, checked once.
@@ -61,6 +62,12 @@ func newLog(s streams) *cobra.Command {
 			}
 			q.Skipped = func(err error) { fmt.Fprintf(s.errOut, "askperm: audit log: %v\n", err) }
 			out := bufio.NewWriterSize(s.decision, 64<<10)
+			if o.team {
+				if err := writeTeamLog(out, set, q, o.json); err != nil {
+					return err
+				}
+				return out.Flush()
+			}
 			if err := writeLog(out, set.StateDir, q, o.json); err != nil {
 				return &exitError{code: exitInternal, err: fmt.Errorf("audit log: %w", err)}
 			}
@@ -74,6 +81,7 @@ func newLog(s streams) *cobra.Command {
 	f.StringVar(&o.decision, "decision", "", "only allow or only deny")
 	f.StringVar(&o.tool, "tool", "", "only this tool's decisions")
 	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
+	f.BoolVar(&o.team, "team", false, "the team's decisions, from its audit stream, of every host the credentials may read")
 	must(c.RegisterFlagCompletionFunc("decision", fixed("allow", "deny")))
 	return c
 }

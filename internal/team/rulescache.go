@@ -104,6 +104,12 @@ func RefreshRules(ctx context.Context, c Config, dir string, now time.Time) (Rul
 	if err != nil {
 		return RulesCache{}, err
 	}
+	return SaveRules(c, dir, rules, now)
+}
+
+// SaveRules writes rules, fetched from the server of c at now, to the
+// cache in dir and returns the cache.
+func SaveRules(c Config, dir string, rules []RuleEntry, now time.Time) (RulesCache, error) {
 	rc := RulesCache{URL: c.URL, Prefix: c.Prefix, Fetched: now.UnixMilli(), Rules: rules}
 	b, err := json.Marshal(rc)
 	if err != nil {
