@@ -170,3 +170,47 @@ func auditLines(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// Every decision of the team frontend reaches the team's audit stream,
+// its approver named, a deny at the deadline too; an answer to remember
+// always marks the cached team rules stale, so the approver's new rule
+// decides the next request.
+func TestTeamFrontendDecisionsReachTheAuditStream(t *testing.T) {
+	_, k := approverKey(t)
+	c, js := natsTeam(t, k)
+	req, err := decision.Parse([]byte(writeReq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := form.New(req, form.Options{}).Defaults()
+	a.Choice, a.Approver = form.AllowAlways, k
+	dir := t.TempDir()
+	var w warnings
+	p := pipe(Config{Memory: &Memory{Dir: dir}, Team: &c, Warn: w.warn}, fake{name: string(decision.FrontendTeam), answer: a})
+	if d, _ := decideRaw(t, context.Background(), p, writeReq); d.Decision != decision.Allow || d.Frontend != decision.FrontendTeam {
+		t.Fatalf("answered: %+v", d)
+	}
+	if rc, err := team.LoadRules(c, dir); err != nil || !rc.Stale {
+		t.Errorf("the cache after an always-answer: %+v, %v", rc, err)
+	}
+	p = pipe(Config{Memory: &Memory{Dir: dir}, Team: &c, Warn: w.warn, Timeout: 300 * time.Millisecond}, fake{name: string(decision.FrontendTeam), block: true})
+	if d, _ := decideRaw(t, context.Background(), p, strings.Replace(writeReq, `"/p/a"`, `"/p/b"`, 1)); d.Cause != decision.CauseTimeout || d.Frontend != decision.FrontendTeam {
+		t.Fatalf("timed out: %+v", d)
+	}
+	var streamed []state.AuditEntry
+	err = team.ReadAudit(context.Background(), js, c.Names(), func(l team.AuditLine) error {
+		var e state.AuditEntry
+		err := json.Unmarshal(l.Line, &e)
+		streamed = append(streamed, e)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(streamed) != 2 || streamed[0].Approver != k || streamed[0].Persist != decision.PersistAlways || streamed[1].Cause != decision.CauseTimeout {
+		t.Errorf("audit stream %+v", streamed)
+	}
+	if len(w.said) > 0 {
+		t.Errorf("warnings: %q", w.said)
+	}
+}

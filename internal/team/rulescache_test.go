@@ -33,7 +33,7 @@ type teamServer struct {
 	rules jetstream.KeyValue
 }
 
-func startTeam(t *testing.T) teamServer {
+func startTeam(t testing.TB) teamServer {
 	t.Helper()
 	ts := startServer(t)
 	c := validConfig()
@@ -52,7 +52,7 @@ func startTeam(t *testing.T) teamServer {
 
 // host is the team memory of host name trusting approvers, with a state
 // directory of its own.
-func (ts teamServer) host(t *testing.T, name string, w *said, approvers ...string) Memory {
+func (ts teamServer) host(t testing.TB, name string, w *said, approvers ...string) Memory {
 	t.Helper()
 	c := validConfig(approvers...)
 	c.URL, c.Host = ts.url(), name
@@ -60,7 +60,7 @@ func (ts teamServer) host(t *testing.T, name string, w *said, approvers ...strin
 }
 
 // writeRule writes kp's team rule for answer a to req, at ruleTime.
-func (ts teamServer) writeRule(t *testing.T, kp nkeys.KeyPair, req *decision.Request, a form.Answer) string {
+func (ts teamServer) writeRule(t testing.TB, kp nkeys.KeyPair, req *decision.Request, a form.Answer) string {
 	t.Helper()
 	id, err := WriteRule(context.Background(), ts.rules, kp, req, decide(t, req, a), ruleTime)
 	if err != nil {
