@@ -35,9 +35,9 @@ func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJS
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("team: %w", err)}
 	}
-	defer tc.nc.Close()
+	defer tc.close()
 	var kept []teamEntry
-	err = team.ReadAudit(ctx, tc.js, c.Names(), func(l team.AuditLine) error {
+	err = team.ReadAudit(tc.ctx, tc.js, c.Names(), func(l team.AuditLine) error {
 		var e state.AuditEntry
 		if err := json.Unmarshal(l.Line, &e); err != nil {
 			q.Skipped(fmt.Errorf("a line from host %q: %w", l.Host, err))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -54,49 +53,52 @@ func teamSettings(s streams, o *memoryOptions) (settings.Settings, error) {
 }
 
 // teamClient is a connection to the team's server as this machine: as
-// its approver when it has an approver key (kp), else as host c.Host,
-// so that the server's permissions let its replies through. Permission
-// errors the server reports are kept (denied).
+// its approver when it has an approver key, else as host c.Host, so
+// that the server's permissions let its replies through. Its ctx ends
+// with the first permission error the server reports, which would
+// otherwise only show as a timeout.
 type teamClient struct {
-	js       jetstream.JetStream
-	nc       *nats.Conn
-	approver string // the approver key's public half, "" without one
-	mu       sync.Mutex
-	denied   error
+	ctx  context.Context
+	stop context.CancelCauseFunc
+	js   jetstream.JetStream
+	nc   *nats.Conn
 }
 
+// connectTeam connects to the server of c within ctx.
 func connectTeam(ctx context.Context, c team.Config) (*teamClient, error) {
-	tc := &teamClient{}
+	ctx, stop := context.WithCancelCause(ctx)
+	tc := &teamClient{ctx: ctx, stop: stop}
 	inbox := team.HostInbox(c.Host)
 	if kp, err := team.LoadKey(c.Key); err == nil {
-		tc.approver = team.PublicKey(kp)
-		inbox = team.ApproverInbox(tc.approver)
+		inbox = team.ApproverInbox(team.PublicKey(kp))
 	}
 	nc, err := team.Connect(ctx, c, inbox, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrPermissionViolation) {
-			tc.mu.Lock()
-			tc.denied = err
-			tc.mu.Unlock()
+			stop(err)
 		}
 	}))
 	if err != nil {
+		stop(nil)
 		return nil, err
 	}
 	tc.nc = nc
 	if tc.js, err = jetstream.New(nc); err != nil {
-		nc.Close()
+		tc.close()
 		return nil, err
 	}
 	return tc, nil
 }
 
+func (tc *teamClient) close() {
+	tc.nc.Close()
+	tc.stop(nil)
+}
+
 // why is err, or the permission error the server reported, which says
-// more than the timeout it causes.
+// more than what it caused.
 func (tc *teamClient) why(err error) error {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	if tc.denied != nil {
-		return fmt.Errorf("%w (%v)", tc.denied, err)
+	if cause := context.Cause(tc.ctx); err != nil && errors.Is(cause, nats.ErrPermissionViolation) {
+		return fmt.Errorf("%w (%v)", cause, err)
 	}
 	return err
 }
@@ -151,8 +153,8 @@ func listTeamRules(s streams, o *memoryOptions) error {
 	var rules []team.RuleEntry
 	tc, err := connectTeam(ctx, c)
 	if err == nil {
-		defer tc.nc.Close()
-		rules, err = team.FetchRules(ctx, tc.js, c.Names())
+		defer tc.close()
+		rules, err = team.FetchRules(tc.ctx, tc.js, c.Names())
 		err = tc.why(err)
 	}
 	switch {
@@ -223,7 +225,8 @@ func forgetTeamRule(s streams, o *memoryOptions, args []string) error {
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("team: %w", err)}
 	}
-	defer tc.nc.Close()
+	defer tc.close()
+	ctx = tc.ctx
 	kv, err := tc.js.KeyValue(ctx, c.Names().RulesBucket())
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("team: %s: %w", c.Names().RulesBucket(), tc.why(err))}

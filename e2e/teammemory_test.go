@@ -109,11 +109,14 @@ func (mt *memoryTeam) config(u teamUser, host string) team.Config {
 }
 
 // configFile writes the config.toml of user u named host, trusting k1,
-// and returns the flag naming it.
+// and returns the flag naming it. An approver's names its key.
 func (mt *memoryTeam) configFile(t *testing.T, u teamUser, host string) string {
 	t.Helper()
 	c := mt.config(u, host)
-	text := fmt.Sprintf("[team]\nurl = %q\ncreds = %q\nhost = %q\napprovers = [%q]\nkey = %q\n", c.URL, c.Creds, c.Host, mt.k1.pub, u.seed)
+	text := fmt.Sprintf("[team]\nurl = %q\ncreds = %q\nhost = %q\napprovers = [%q]\n", c.URL, c.Creds, c.Host, mt.k1.pub)
+	if u != mt.host { // a host has no approver key
+		text += fmt.Sprintf("key = %q\n", u.seed)
+	}
 	path := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
