@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -209,9 +210,12 @@ func (m Memory) match(entries []RuleEntry, req *decision.Request, now time.Time)
 	var us []Unverified
 	var rules []state.Rule
 	for _, e := range entries {
+		if k, _, _ := strings.Cut(e.Key, "."); !m.Config.Trusts(k) {
+			continue // not a rule of this host's approvers: it decides nothing here, read or not
+		}
 		u, err := ReadRule(e.Key, e.Value)
-		if err != nil || !m.Config.Trusts(u.Approver) {
-			continue // not a rule of this host's approvers: it decides nothing here
+		if err != nil {
+			continue // it cannot match: said only by rules list --team
 		}
 		u.Rule.ID = uint64(len(us)) // its place, to find it again among the matches
 		us = append(us, u)
