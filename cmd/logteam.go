@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,9 +28,7 @@ func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJS
 		return usage("--team: no [team] in the config file (docs/team-memory.md)")
 	}
 	c := *set.Team
-	ctx, cancel := context.WithTimeout(context.Background(), teamWait)
-	defer cancel()
-	tc, err := connectTeam(ctx, c)
+	tc, err := connectTeam(c)
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("team: %w", err)}
 	}

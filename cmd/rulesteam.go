@@ -58,16 +58,17 @@ func teamSettings(s streams, o *memoryOptions) (settings.Settings, error) {
 // with the first permission error the server reports, which would
 // otherwise only show as a timeout.
 type teamClient struct {
-	ctx  context.Context
-	stop context.CancelCauseFunc
-	js   jetstream.JetStream
-	nc   *nats.Conn
+	ctx context.Context
+	end func() // releases ctx
+	js  jetstream.JetStream
+	nc  *nats.Conn
 }
 
-// connectTeam connects to the server of c within ctx.
-func connectTeam(ctx context.Context, c team.Config) (*teamClient, error) {
+// connectTeam connects to the server of c, for at most teamWait.
+func connectTeam(c team.Config) (*teamClient, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), teamWait)
 	ctx, stop := context.WithCancelCause(ctx)
-	tc := &teamClient{ctx: ctx, stop: stop}
+	tc := &teamClient{ctx: ctx, end: func() { stop(nil); cancel() }}
 	inbox := team.HostInbox(c.Host)
 	if kp, err := team.LoadKey(c.Key); err == nil {
 		inbox = team.ApproverInbox(team.PublicKey(kp))
@@ -78,7 +79,7 @@ func connectTeam(ctx context.Context, c team.Config) (*teamClient, error) {
 		}
 	}))
 	if err != nil {
-		stop(nil)
+		tc.end()
 		return nil, err
 	}
 	tc.nc = nc
@@ -91,7 +92,7 @@ func connectTeam(ctx context.Context, c team.Config) (*teamClient, error) {
 
 func (tc *teamClient) close() {
 	tc.nc.Close()
-	tc.stop(nil)
+	tc.end()
 }
 
 // why is err, or the permission error the server reported, which says
@@ -148,10 +149,8 @@ func listTeamRules(s streams, o *memoryOptions) error {
 		return err
 	}
 	c, now := *set.Team, time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), teamWait)
-	defer cancel()
 	var rules []team.RuleEntry
-	tc, err := connectTeam(ctx, c)
+	tc, err := connectTeam(c)
 	if err == nil {
 		defer tc.close()
 		rules, err = team.FetchRules(tc.ctx, tc.js, c.Names())
@@ -219,14 +218,12 @@ func forgetTeamRule(s streams, o *memoryOptions, args []string) error {
 	if _, _, err := team.ParseRuleKey(key); err != nil {
 		return usage("rules forget --team: %q is not a team rule ID (see askperm rules list --team)", args[0])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), teamWait)
-	defer cancel()
-	tc, err := connectTeam(ctx, c)
+	tc, err := connectTeam(c)
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("team: %w", err)}
 	}
 	defer tc.close()
-	ctx = tc.ctx
+	ctx := tc.ctx
 	kv, err := tc.js.KeyValue(ctx, c.Names().RulesBucket())
 	if err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("team: %s: %w", c.Names().RulesBucket(), tc.why(err))}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // ReadOwned reads the state file name in dir, of at most limit bytes,
@@ -16,25 +15,17 @@ func ReadOwned(dir, name string, limit int64) ([]byte, error) {
 	if err := checkOwned(dir, true); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openOwned(filepath.Join(dir, name), 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := ownedInfo(path, fi, false); err != nil {
-		return nil, err
-	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+		return nil, fmt.Errorf("%s: larger than %d bytes", f.Name(), limit)
 	}
 	return b, nil
 }
