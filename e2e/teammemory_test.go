@@ -190,7 +190,8 @@ const teamWriteReq = `{"id":"w1","tool":"write_file","action":"write","dimension
 
 // An approver's deny-always, written to the team, denies the same call on
 // a host that trusts the approver, as local memory would (frontend
-// memory, cause rule), also with the server down; rules list --team
+// memory, cause rule), also with the server down; check names it;
+// rules list --team
 // shows it, from the server or the cache, saying which; log --team shows
 // the host's decision; rules forget --team forgets it for its approver
 // alone.
@@ -207,6 +208,11 @@ func TestTeamMemory(t *testing.T) {
 	wantDeny(t, d, "rule", "memory")
 	if r.code != 0 || strings.Contains(r.stderr, "askperm:") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	r = runPipe(t, []byte(teamWriteReq), hostEnv, "check", "--json", hostConf)
+	if !strings.Contains(r.stdout, `{"source":"team","name":"team rule `+id+` by `+mt.k1.pub+`","opinion":"deny"}`) {
+		t.Errorf("check: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	}
 
 	approverEnv := memoryEnv()
