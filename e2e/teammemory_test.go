@@ -117,11 +117,17 @@ func (mt *memoryTeam) configFile(t *testing.T, u teamUser, host string) string {
 	if u != mt.host { // a host has no approver key
 		text += fmt.Sprintf("key = %q\n", u.seed)
 	}
-	path := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+	return "--config=" + writeConfig(t, text)
+}
+
+// readConfig is the text of the config.toml flag names.
+func readConfig(t *testing.T, flag string) string {
+	t.Helper()
+	b, err := os.ReadFile(strings.TrimPrefix(flag, "--config="))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return "--config=" + path
+	return string(b)
 }
 
 // remember writes u's team rule of choice for req, as askperm inbox does
@@ -190,7 +196,8 @@ const teamWriteReq = `{"id":"w1","tool":"write_file","action":"write","dimension
 
 // An approver's deny-always, written to the team, denies the same call on
 // a host that trusts the approver, as local memory would (frontend
-// memory, cause rule), also with the server down; check names it;
+// memory, cause rule), also with the server down, until its approver is
+// no longer trusted; check names it;
 // rules list --team
 // shows it, from the server or the cache, saying which; log --team shows
 // the host's decision; rules forget --team forgets it for its approver
@@ -251,6 +258,11 @@ func TestTeamMemory(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, id) || !strings.Contains(r.stderr, "from the cache of") {
 		t.Errorf("rules list --team offline: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The approver's key removed from approvers: its rule stops at once,
+	// offline, cached.
+	revoked := strings.Replace(readConfig(t, hostConf), mt.k1.pub, mt.k2.pub, 1)
+	r = runPipe(t, []byte(strings.Replace(teamWriteReq, "/srv/a", "/srv/b", 1)), hostEnv, "--config="+writeConfig(t, revoked), "--frontend=none")
+	wantDeny(t, checkDecision(t, r.stdout), "unavailable", "none")
 
 	mt.start(t)
 	r = runPipe(t, nil, approverEnv, "rules", "forget", "--team", id, approverConf)

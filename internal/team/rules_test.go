@@ -158,3 +158,36 @@ func TestRuleRejects(t *testing.T) {
 		t.Error("a host that does not trust the approver accepted its rule")
 	}
 }
+
+// Whatever bytes a rule's value holds, a host uses only a rule its
+// approver signed: a value either fails ReadRule or Verify, or holds a
+// signed rule unchanged.
+func FuzzReadRule(f *testing.F) {
+	kp := userKey(f)
+	c := validConfig(PublicKey(kp))
+	req := parse(f, testRequest)
+	signed := map[string]string{} // key → the rule's JSON
+	for _, a := range []form.Answer{
+		{Choice: form.AllowAlways, Grants: []string{"fs.write"}, Scopes: map[string]string{"path": "/p/"}, Lifetime: "900"},
+		{Choice: form.DenyAlways},
+	} {
+		key, value := signRule(f, kp, req, a)
+		u, err := ReadRule(key, value)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, _ := json.Marshal(u.Rule)
+		signed[key] = string(b)
+		f.Add(key, value)
+	}
+	f.Fuzz(func(t *testing.T, key string, value []byte) {
+		u, err := ReadRule(key, value)
+		if err != nil || u.Verify(c) != nil {
+			return
+		}
+		b, _ := json.Marshal(u.Rule)
+		if want, ok := signed[key]; !ok || string(b) != want {
+			t.Fatalf("a rule never signed was accepted under %q: %s", key, b)
+		}
+	})
+}
