@@ -50,7 +50,11 @@ type RulesCache struct {
 	Fetched int64  `json:"fetched"`
 	// Stale says an approver has remembered a rule since (MarkStale): the
 	// next request fetches again, however fresh the cache.
-	Stale bool        `json:"stale,omitempty"`
+	Stale bool `json:"stale,omitempty"`
+	// Tried is when a fetch last failed (Unix milliseconds): no request
+	// tries again for RulesFresh, so that a server that does not answer
+	// costs one request RulesFetchBound, not every one.
+	Tried int64       `json:"tried,omitempty"`
 	Rules []RuleEntry `json:"rules"`
 }
 
@@ -139,6 +143,17 @@ func LoadRules(c Config, dir string) (RulesCache, error) {
 	return rc, nil
 }
 
+// due says whether a request at now fetches the rules again: the cache
+// is older than RulesFresh (or from the future, or marked stale), and no
+// fetch failed in the last RulesFresh.
+func (rc RulesCache) due(now time.Time) bool {
+	recent := func(ms int64) bool {
+		at := time.UnixMilli(ms)
+		return !now.Before(at) && now.Sub(at) < RulesFresh
+	}
+	return !recent(rc.Tried) && (rc.Stale || !recent(rc.Fetched))
+}
+
 // MarkStale marks the cache in dir stale, so that the next request
 // fetches the rules again: a team answer to remember always was just
 // taken, and its rule is to decide the next request alike. No cache, no
@@ -187,7 +202,7 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 		m.Warn(fmt.Sprintf("team rules: %v; no team rule decides", err))
 		return nil
 	}
-	if rc.Stale || now.Sub(rc.FetchedAt()) >= RulesFresh || now.Before(rc.FetchedAt()) {
+	if rc.due(now) {
 		ctx, cancel := context.WithTimeout(context.Background(), RulesFetchBound)
 		fresh, err := RefreshRules(ctx, m.Config, m.Dir, now)
 		cancel()
@@ -198,6 +213,12 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 			m.Warn(fmt.Sprintf("team rules: %v; none cached", err))
 		default:
 			m.Warn(fmt.Sprintf("team rules: %v; deciding by those cached at %s", err, rc.FetchedAt().UTC().Format(time.RFC3339)))
+		}
+		if err != nil {
+			rc.URL, rc.Prefix, rc.Tried = m.Config.URL, m.Config.Prefix, now.UnixMilli()
+			if b, err := json.Marshal(rc); err == nil {
+				state.ReplaceOwned(m.Dir, RulesCacheName, b) // best effort: at worst the next request tries again
+			}
 		}
 	}
 	return m.match(rc.Rules, req, now)

@@ -166,8 +166,9 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 }
 
 // Removing K from approvers stops its rules at once, also from the cache
-// with the server down; with the server down, cached rules still decide;
-// a rule whose lifetime ended stops.
+// with the server down; with the server down, cached rules still decide,
+// the server tried again only RulesFresh after a failure; a rule whose
+// lifetime ended stops.
 func TestTeamRulesOfflineRevokedExpired(t *testing.T) {
 	ts := startTeam(t)
 	k := userKey(t)
@@ -194,6 +195,9 @@ func TestTeamRulesOfflineRevokedExpired(t *testing.T) {
 	}
 	if got := decides(revoked, req, stale); got != nil {
 		t.Errorf("revoked approver, offline: %v", got)
+	}
+	if got := decides(m, req, stale.Add(RulesFresh-time.Millisecond)); !slices.Equal(got, []string{"allow " + id}) || len(w) != 1 {
+		t.Errorf("offline, a fetch failed lately: %v, not tried again: %q", got, w)
 	}
 	if got := decides(m, req, ruleTime.Add(901*time.Second)); got != nil {
 		t.Errorf("expired: %v", got)
