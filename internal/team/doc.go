@@ -4,7 +4,9 @@
 // the approver's signing key, the signed answer and its checks, the
 // connection, and the `team` frontend that publishes a request and waits
 // for a verified answer. The approver's side (askperm inbox) builds on the
-// same names, keys and answers.
+// same names, keys and answers. Team memory is here too: the signed team
+// rules an approver's always-answer writes, the host's cache of them and
+// their checks at each use, and the audit stream of team decisions.
 //
 // Nothing of a request's text ever goes into a subject or a key: only host
 // names, digests and public keys do.
