@@ -237,6 +237,15 @@ func TestTeamMemory(t *testing.T) {
 		t.Errorf("log --team: %+v", line)
 	}
 
+	r = runPipe(t, nil, approverEnv, "log", "--team", approverConf)
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "HOST") || !strings.HasPrefix(lines[1], "alpha ") || !strings.Contains(lines[1], "memory (team rule "+id) {
+		t.Errorf("log --team: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = runPipe(t, nil, approverEnv, "log", "--team", approverConf, "--decision=allow", "--json"); r.code != 0 || r.stdout != "" {
+		t.Errorf("log --team --decision=allow: exit %d, %q %s", r.code, r.stdout, r.stderr)
+	}
+
 	r = runPipe(t, nil, hostEnv, "rules", "list", "--team", hostConf)
 	if r.code != 0 || !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "in force") || !strings.Contains(r.stderr, "team rules from nats://") {
 		t.Errorf("rules list --team: exit %d\n%s%s", r.code, r.stdout, r.stderr)
