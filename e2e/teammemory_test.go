@@ -197,11 +197,10 @@ const teamWriteReq = `{"id":"w1","tool":"write_file","action":"write","dimension
 // An approver's deny-always, written to the team, denies the same call on
 // a host that trusts the approver, as local memory would (frontend
 // memory, cause rule), also with the server down, until its approver is
-// no longer trusted; check names it;
-// rules list --team
-// shows it, from the server or the cache, saying which; log --team shows
-// the host's decision; rules forget --team forgets it for its approver
-// alone.
+// no longer trusted; check names it; rules list --team shows it, from
+// the server or the cache, saying which; log --team shows the host's
+// decision, as a table or JSON lines, filtered; rules forget --team
+// forgets it for its approver alone.
 func TestTeamMemory(t *testing.T) {
 	mt := startMemoryTeam(t)
 	id := mt.remember(t, mt.k1, teamWriteReq, form.DenyAlways)
