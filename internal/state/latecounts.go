@@ -31,8 +31,8 @@ type lateCount struct {
 }
 
 // KeepCount appends a decision's count (its session, and whether it was a
-// deny) to the late counts' file in dir, under the file's own lock taken
-// without waiting.
+// deny) to the late counts' file in dir, under the file's own lock
+// (keepLine).
 func KeepCount(dir, session string, denied bool) error {
 	var id [12]byte
 	if _, err := rand.Read(id[:]); err != nil {

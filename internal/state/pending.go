@@ -1,12 +1,14 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // PendingName is the file, in the state directory, of audit lines that
@@ -16,7 +18,7 @@ import (
 const PendingName = "audit.pending"
 
 // keepPending appends line to the pending file in dir, under its own lock
-// taken without waiting: a helper holds it only to append or to fold.
+// (keepLine): a helper holds it only to append or to fold.
 func keepPending(dir string, line []byte) error {
 	f, err := openOwned(filepath.Join(dir, PendingName), os.O_APPEND|os.O_CREATE)
 	if err != nil {
@@ -26,14 +28,19 @@ func keepPending(dir string, line []byte) error {
 	return keepLine(f, line)
 }
 
+// keepWait bounds the wait for a kept-lines file's lock. Its holders hold
+// it only to append a line or to fold the file in, for microseconds, but
+// a wave of helpers whose store or log stayed locked all come to keep
+// theirs at once: they queue for it rather than lose their lines. It does
+// not depend on the request's deadline, which may have passed already
+// (the decision is a deny then): keeping its record is what is left.
+const keepWait = 250 * time.Millisecond
+
 // keepLine appends line whole to the kept-lines file f under its lock,
-// taken without waiting, while the file stays under MaxAuditSize.
+// waited for up to keepWait, while the file stays under MaxAuditSize.
 func keepLine(f *os.File, line []byte) error {
-	switch ok, err := tryLock(f); {
-	case err != nil:
+	if err := retry(context.Background(), f.Name(), keepWait, nil, func() (bool, error) { return tryLock(f) }); err != nil {
 		return err
-	case !ok:
-		return fmt.Errorf("%s is %v too", f.Name(), ErrLocked)
 	}
 	if fi, err := f.Stat(); err == nil && fi.Size()+int64(len(line)) > MaxAuditSize {
 		return fmt.Errorf("%s: full", f.Name())
