@@ -50,7 +50,7 @@ func scaling() {
 	base := sizes[0]
 	for _, n := range sizes[1:] {
 		what := fmt.Sprintf("a decision by memory with %s remembered rules vs %d, whole process", count(n), base)
-		a, b, err := pair(*runs, decide(stores[n]), decide(stores[base]))
+		a, b, err := pair(3**runs, decide(stores[n]), decide(stores[base]))
 		if err != nil {
 			skip(what, "failed: "+err.Error())
 			continue
