@@ -386,7 +386,7 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 		})
 		if err != nil {
 			d.Stop = false
-			p.notRemembered(c, d, fmt.Errorf("state store: %w", err), p.keepCount(c, d, err))
+			p.notRemembered(c, d, fmt.Errorf("state store: %w", err), p.keepCount(ctx, c, d, err))
 		}
 	}
 	e := auditEntry(c, d, ops, p.c.Now())
@@ -466,12 +466,12 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 
 // keepCount keeps decision d's count for the breaker, to be folded in
 // by the next transaction that counts one, when its store could not be
-// opened in time (err), and says whether it was kept.
-func (p *Pipeline) keepCount(c *call, d *decision.Decision, err error) bool {
+// opened in time (err), and says whether it was kept; ctx bounds the wait.
+func (p *Pipeline) keepCount(ctx context.Context, c *call, d *decision.Decision, err error) bool {
 	if !errors.Is(err, state.ErrLocked) && !errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	return state.KeepCount(p.c.Memory.Dir, c.req.SessionID, d.Decision == decision.Deny) == nil
+	return state.KeepCount(ctx, p.c.Memory.Dir, c.req.SessionID, d.Decision == decision.Deny) == nil
 }
 
 // notRemembered says that recording decision d of c's request failed

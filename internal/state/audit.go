@@ -70,7 +70,7 @@ func AppendAudit(ctx context.Context, dir string, e AuditEntry) error {
 	path := filepath.Join(dir, AuditName)
 	f, err := openLocked(ctx, path)
 	if errors.Is(err, ErrLocked) {
-		if perr := keepPending(dir, line); perr != nil {
+		if perr := keepPending(ctx, dir, line); perr != nil {
 			return fmt.Errorf("%w; the line is lost: %v", err, perr)
 		}
 		return fmt.Errorf("%w; the line is kept in %s until it frees", err, PendingName)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // PendingName is the file, in the state directory, of audit lines that
@@ -18,28 +17,24 @@ import (
 const PendingName = "audit.pending"
 
 // keepPending appends line to the pending file in dir, under its own lock
-// (keepLine): a helper holds it only to append or to fold.
-func keepPending(dir string, line []byte) error {
+// waited for within ctx (keepLine).
+func keepPending(ctx context.Context, dir string, line []byte) error {
 	f, err := openOwned(filepath.Join(dir, PendingName), os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return keepLine(f, line)
+	return keepLine(ctx, f, line)
 }
 
-// keepWait bounds the wait for a kept-lines file's lock. Its holders hold
-// it only to append a line or to fold the file in, for microseconds, but
-// a wave of helpers whose store or log stayed locked all come to keep
-// theirs at once: they queue for it rather than lose their lines. It does
-// not depend on the request's deadline, which may have passed already
-// (the decision is a deny then): keeping its record is what is left.
-const keepWait = 250 * time.Millisecond
-
 // keepLine appends line whole to the kept-lines file f under its lock,
-// waited for up to keepWait, while the file stays under MaxAuditSize.
-func keepLine(f *os.File, line []byte) error {
-	if err := retry(context.Background(), f.Name(), keepWait, nil, func() (bool, error) { return tryLock(f) }); err != nil {
+// waited for within ctx (lockWait; a request whose deadline has passed
+// tries once), while the file stays under MaxAuditSize. Its holders hold
+// it only to append a line or to fold the file in, but a wave of helpers
+// whose store or log stayed locked all come to keep theirs at once: they
+// queue for it rather than lose their records.
+func keepLine(ctx context.Context, f *os.File, line []byte) error {
+	if err := retry(ctx, f.Name(), lockWait(ctx), nil, func() (bool, error) { return tryLock(f) }); err != nil {
 		return err
 	}
 	if fi, err := f.Stat(); err == nil && fi.Size()+int64(len(line)) > MaxAuditSize {

@@ -74,11 +74,13 @@ func TestKeepersAtOnceLoseNothing(t *testing.T) {
 	for seed := range uint64(4) {
 		n := 20 + rand.New(rand.NewPCG(seed, 2)).IntN(80)
 		dir := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second) // a request's deadline
+		defer cancel()
 		errs := make(chan error, 2*n)
 		var wg sync.WaitGroup
 		for i := range n {
-			wg.Go(func() { errs <- keepPending(dir, fmt.Appendf(nil, "line %d\n", i)) })
-			wg.Go(func() { errs <- KeepCount(dir, fmt.Sprint("s", i), i%2 == 0) })
+			wg.Go(func() { errs <- keepPending(ctx, dir, fmt.Appendf(nil, "line %d\n", i)) })
+			wg.Go(func() { errs <- KeepCount(ctx, dir, fmt.Sprint("s", i), i%2 == 0) })
 		}
 		wg.Wait()
 		close(errs)
