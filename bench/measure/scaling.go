@@ -205,7 +205,9 @@ func auditLog(n int) (string, error) {
 			return "", err
 		}
 	}
-	return dir, errors.Join(w.Flush(), f.Close())
+	// Synced: the writeback of a million lines would otherwise throttle
+	// the writes of the runs timed next.
+	return dir, errors.Join(w.Flush(), f.Sync(), f.Close())
 }
 
 // logRun runs `askperm log` on the state directory dir, its output
