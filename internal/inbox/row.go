@@ -1,0 +1,36 @@
+package inbox
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/askperm/askperm/form"
+)
+
+// Row is e's row at now: host, digest, session, age, time left and the
+// question, request text rendered by form (the question already is).
+// short cuts the digest to its first 12 digits, for a screen.
+func Row(e *Entry, now time.Time, short bool) []string {
+	d := e.Digest
+	if short {
+		d = d[:12]
+	}
+	session := "-"
+	if e.Request.SessionID != "" {
+		session = form.Line(e.Request.SessionID)
+	}
+	return []string{form.Line(e.Host), d, session, Duration(now.Sub(e.Published)), Duration(e.Deadline.Sub(now)), e.Question}
+}
+
+// Duration is d in whole seconds, at most two units: 45s, 3m05s, 2h10m.
+// A negative d is 0s.
+func Duration(d time.Duration) string {
+	s := int64(max(d, 0) / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+}
