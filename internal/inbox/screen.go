@@ -228,7 +228,7 @@ func (m *listModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // Column widths of the screen; the question takes the rest.
-var screenColumns = []int{16, 12, 6, 6}
+var screenColumns = []int{12, 10, 6, 6}
 
 func (m *listModel) View() string {
 	w, h := max(m.width, 40), max(m.height, 5)
