@@ -206,6 +206,36 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 		strings.Join(d.Grants, ",") != "fs.write" {
 		t.Errorf("allow-always with its rule stage: %+v, rule %+v", d, d.Rule)
 	}
+	rules := h.rules(a.key)
+	if len(rules) != 1 || rules[0].Rule.Decision != decision.Allow || rules[0].Rule.WorkdirScope != "all" || rules[0].Rule.Expires == 0 {
+		t.Errorf("the team rules of the approver: %+v", rules)
+	}
+}
+
+// rules are approver's team rules, each verified as a host verifies it.
+func (h *teamHost) rules(approver string) []team.Unverified {
+	h.t.Helper()
+	kv := h.kv(h.cfg.Names().RulesBucket())
+	keys, err := kv.ListKeysFiltered(context.Background(), approver+".>")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []team.Unverified
+	for key := range keys.Keys() {
+		e, err := kv.Get(context.Background(), key)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		u, err := team.ReadRule(key, e.Value())
+		if err == nil {
+			err = u.Verify(h.cfg)
+		}
+		if err != nil {
+			h.t.Fatalf("team rule %s: %v", key, err)
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 func TestInboxAnswerErrors(t *testing.T) {

@@ -34,9 +34,12 @@ var ErrRejected = errors.New("the form rejects the answer")
 // Answer builds the decision a gives to e's request exactly as a host
 // would (form.Decide, frontend team), signs it with kp and writes it
 // under kp's key of the answers bucket, once: a second answer of the
-// same approver is ErrAnswered.
+// same approver is ErrAnswered. An always-answer's rule is then written,
+// signed, to the team rules bucket, where it decides later requests on
+// every host that trusts kp; the same rule written before stands.
 func (t *Team) Answer(ctx context.Context, kp nkeys.KeyPair, e *Entry, f *form.Form, a form.Answer) error {
-	d, err := f.Decide(a, decision.FrontendTeam, t.now())
+	now := t.now()
+	d, err := f.Decide(a, decision.FrontendTeam, now)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
@@ -50,6 +53,12 @@ func (t *Team) Answer(ctx context.Context, kp nkeys.KeyPair, e *Entry, f *form.F
 		return ErrAnswered
 	case err != nil:
 		return fmt.Errorf("%s: writing the answer: %w", t.Config.Names().AnswersBucket(), err)
+	case d.Persist != decision.PersistAlways:
+		return nil
+	}
+	// The answer first: a rule is never saved for an answer refused.
+	if _, err := team.WriteRule(ctx, t.Rules, kp, e.Request, d, now); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("the answer is written, but not its team rule: %w", err)
 	}
 	return nil
 }

@@ -19,6 +19,8 @@ type Team struct {
 	List    *List
 	Config  team.Config
 	Answers jetstream.KeyValue
+	// Rules is the team rules bucket, where an always-answer's rule goes.
+	Rules jetstream.KeyValue
 	// Warn is told of every request read that is not a valid request
 	// (ignored) and of a watch that stopped.
 	Warn func(error)
@@ -37,6 +39,9 @@ func Watch(ctx context.Context, js jetstream.JetStream, c team.Config, warn func
 	var err error
 	if t.Answers, err = js.KeyValue(ctx, n.AnswersBucket()); err != nil {
 		return nil, fmt.Errorf("%s: %w", n.AnswersBucket(), err)
+	}
+	if t.Rules, err = js.KeyValue(ctx, n.RulesBucket()); err != nil {
+		return nil, fmt.Errorf("%s: %w", n.RulesBucket(), err)
 	}
 	done, err := js.KeyValue(ctx, n.DoneBucket())
 	if err != nil {
