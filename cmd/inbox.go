@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nkeys"
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/inbox"
@@ -52,6 +53,10 @@ closed) or its deadline passes; a form open on it closes then.
 It creates the team's streams and buckets on the server when missing.
 Keys: Up and Down choose, Enter opens, q, Esc or Ctrl-C quit; in the form,
 Esc goes back to the list without answering.`,
+		Example: `  # Once: create your approver key, and give its public half to the hosts
+  askperm inbox key
+  # The live list; Enter opens a request in the terminal UI's form
+  askperm inbox`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runInboxScreen(s, o) },
 	}
@@ -62,16 +67,21 @@ Esc goes back to the list without answering.`,
 	key := &cobra.Command{
 		Use:   "key",
 		Short: "Create your approver key and print its public half (hosts list it in approvers)",
-		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return runInboxKey(s, o) },
+		Example: `  askperm inbox key
+  # Print the public half of the key you have
+  askperm inbox key --show`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runInboxKey(s, o) },
 	}
 	key.Flags().BoolVar(&o.show, "show", false, "print the public half of the existing key; create none")
 
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "Print the pending requests and exit",
-		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return runInboxList(s, o) },
+		Example: `  askperm inbox list
+  askperm inbox list --json | jq -r .request_sha256`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runInboxList(s, o) },
 	}
 	list.Flags().BoolVar(&o.json, "json", false, "one JSON object per line and request")
 
@@ -85,6 +95,9 @@ them; the rule of an always-choice takes the request's defaults unless
 --grant, --scope, --workdir-scope or --lifetime say otherwise, and is
 checked as the form checks a person's. Each approver answers a request
 once.`,
+		Example: `  askperm inbox answer "$digest" allow-once
+  askperm inbox answer "$digest" deny-once --message "not on Fridays"
+  askperm inbox answer "$digest" allow-always --scope path=/home/a/p/ --lifetime 900`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error { return runInboxAnswer(s, o, args[0], args[1]) },
 	}
@@ -94,8 +107,9 @@ once.`,
 	f.StringSliceVar(&o.grants, "grant", nil, "allow-always: a grant the rule gives (repeatable; default all requested)")
 	f.StringToStringVar(&o.scopes, "scope", nil, "always: DIMENSION=MATCH, the scope the rule covers of a dimension (repeatable)")
 	f.StringVar(&o.workdirScope, "workdir-scope", "", "always: selected (this workdir, the default) or all")
-	f.StringVar(&o.lifetime, "lifetime", "", "always: indefinite (the default), session, or seconds (900)")
+	f.StringVar(&o.lifetime, "lifetime", "", "always: how long the rule lives: indefinite (the default), 900 or 57600 (seconds)")
 	must(answer.RegisterFlagCompletionFunc("workdir-scope", fixed("selected", "all")))
+	must(answer.RegisterFlagCompletionFunc("lifetime", fixed(decision.Lifetimes...)))
 
 	c.AddCommand(key, list, answer)
 	return c
