@@ -174,8 +174,9 @@ type approver struct {
 
 // connect loads the approver's key, reaches the team's server within
 // ctx, creates the streams and buckets where missing, and reads the
-// pending requests. The connection lasts until ctx ends.
-func connect(ctx context.Context, s streams, set settings.Settings) (*approver, error) {
+// pending requests, telling warnings of what it ignores. The connection
+// lasts until ctx ends.
+func connect(ctx context.Context, set settings.Settings, warnings func(error)) (*approver, error) {
 	if set.Team == nil {
 		return nil, usage("inbox: no [team] in config.toml: give url, creds and the other keys of team mode (see docs/team.md)")
 	}
@@ -202,11 +203,16 @@ func connect(ctx context.Context, s streams, set settings.Settings) (*approver, 
 	if err := team.EnsureStreams(ctx, js, *set.Team); err != nil {
 		return nil, internal("setting up the team's streams", err)
 	}
-	t, err := inbox.Watch(ctx, js, *set.Team, func(err error) { warn(s.errOut, "inbox: "+err.Error()) })
+	t, err := inbox.Watch(ctx, js, *set.Team, warnings)
 	if err != nil {
 		return nil, internal("reading the pending requests", err)
 	}
 	return &approver{team: t, key: kp, set: set}, nil
+}
+
+// stderrWarnings writes each warning of the watch on stderr.
+func stderrWarnings(s streams) func(error) {
+	return func(err error) { warn(s.errOut, "inbox: "+err.Error()) }
 }
 
 // inboxEntry is a pending request in inbox list --json.
@@ -231,7 +237,7 @@ func runInboxList(s streams, o *inboxOptions) error {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, inboxWait)
 	defer cancel()
-	a, err := connect(ctx, s, set)
+	a, err := connect(ctx, set, stderrWarnings(s))
 	if err != nil {
 		return err
 	}
@@ -297,7 +303,7 @@ func runInboxAnswer(s streams, o *inboxOptions, digest, choice string) error {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, inboxWait)
 	defer cancel()
-	a, err := connect(ctx, s, set)
+	a, err := connect(ctx, set, stderrWarnings(s))
 	if err != nil {
 		return err
 	}
@@ -347,7 +353,8 @@ func runInboxScreen(s streams, o *inboxOptions) error {
 	}
 	ctx, stop := onSignals(context.Background())
 	defer stop()
-	a, err := connect(ctx, s, set)
+	// Warnings go to the screen's status line: stderr would draw over it.
+	a, err := connect(ctx, set, func(error) {})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ package inbox
 import (
 	"cmp"
 	"container/heap"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -96,29 +97,40 @@ func notify(c chan struct{}) {
 	}
 }
 
+// MaxPending caps the pending requests listed: past it, a request is not
+// listed (its host times it out, a deny), so that a flood of requests
+// cannot exhaust the approver's memory.
+const MaxPending = 10_000
+
+// ErrFull is a request not listed because MaxPending are.
+var ErrFull = fmt.Errorf("%d requests are pending: more are not listed until some leave (their hosts deny them at their deadline)", MaxPending)
+
 // Add adds p, published at published, unless it ended before, its
-// deadline is not after now, or it is already listed. It reports whether
-// p was added.
-func (l *List) Add(p team.Pending, published, now time.Time) bool {
+// deadline is not after now, or it is already listed: then it returns
+// false, nil. A request not listed because the list is full is ErrFull.
+func (l *List) Add(p team.Pending, published, now time.Time) (bool, error) {
 	key := team.DoneKey(p.Host, p.Digest)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, ok := l.pending[key]; ok {
-		return false
+		return false, nil
 	}
 	if _, ok := l.ended[key]; ok {
-		return false
+		return false, nil
 	}
 	if !p.Deadline.After(now) {
 		l.ended[key] = ended{Expired, now}
-		return false
+		return false, nil
+	}
+	if len(l.pending) >= MaxPending {
+		return false, ErrFull
 	}
 	e := &Entry{Pending: p, Published: published, Question: formOf(p.Request).Headline()}
 	l.pending[key] = e
 	heap.Push(&l.byTime, e)
 	l.signal()
 	notify(l.added)
-	return true
+	return true, nil
 }
 
 // Done records that request digest of host ended there (seen at now);

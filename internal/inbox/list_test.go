@@ -28,6 +28,9 @@ func pending(tb testing.TB, h, id string, deadline time.Duration) team.Pending {
 	return team.Pending{Host: h, Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(deadline)}
 }
 
+// added says whether List.Add added the request.
+func added(ok bool, err error) bool { return ok && err == nil }
+
 func ids(es []*Entry) []string {
 	var out []string
 	for _, e := range es {
@@ -45,7 +48,7 @@ func TestListNewestLastAndRemovals(t *testing.T) {
 	if got, want := ids(l.Pending()), []string{"alpha/a", "beta/b", "alpha/c"}; !slices.Equal(got, want) {
 		t.Fatalf("pending %v, want %v (by publication, newest last)", got, want)
 	}
-	if l.Add(a, t0.Add(time.Second), t0) {
+	if added(l.Add(a, t0.Add(time.Second), t0)) {
 		t.Error("a request seen twice was added twice")
 	}
 
@@ -77,12 +80,12 @@ func TestListDoneBeforeTheRequestIsNeverListed(t *testing.T) {
 	l := NewList()
 	p := pending(t, "alpha", "a", time.Minute)
 	l.Done("alpha", p.Digest, t0)
-	if l.Add(p, t0, t0) || l.Len() != 0 {
+	if added(l.Add(p, t0, t0)) || l.Len() != 0 {
 		t.Fatal("a request read after its done mark was listed")
 	}
 	// The same digest from another host is another request.
 	p.Host = "beta"
-	if !l.Add(p, t0, t0) {
+	if !added(l.Add(p, t0, t0)) {
 		t.Fatal("beta's request was refused for alpha's done mark")
 	}
 	if found, _ := l.Find(p.Digest); len(found) != 1 || found[0].Host != "beta" {
@@ -93,7 +96,7 @@ func TestListDoneBeforeTheRequestIsNeverListed(t *testing.T) {
 func TestListRefusesAnExpiredRequest(t *testing.T) {
 	l := NewList()
 	p := pending(t, "alpha", "a", time.Minute)
-	if l.Add(p, t0, p.Deadline) {
+	if added(l.Add(p, t0, p.Deadline)) {
 		t.Fatal("a request whose deadline is now was listed")
 	}
 	if _, why := l.Get("alpha", p.Digest); why != Expired {
@@ -180,7 +183,7 @@ func TestListHoldsTenThousand(t *testing.T) {
 	ps := make([]team.Pending, n)
 	for i := range ps {
 		ps[i] = pending(t, fmt.Sprintf("host%d", i%20), fmt.Sprint(i), time.Duration(n-i)*time.Second)
-		if !l.Add(ps[i], t0.Add(time.Duration(i)*time.Millisecond), t0) {
+		if !added(l.Add(ps[i], t0.Add(time.Duration(i)*time.Millisecond), t0)) {
 			t.Fatalf("request %d refused", i)
 		}
 	}
@@ -197,6 +200,25 @@ func TestListHoldsTenThousand(t *testing.T) {
 	}
 	if l.Len() != n/2-1 {
 		t.Fatalf("%d left after half were done, want %d", l.Len(), n/2-1)
+	}
+}
+
+func TestListIsCapped(t *testing.T) {
+	l := NewList()
+	for i := range MaxPending {
+		if !added(l.Add(pending(t, "alpha", fmt.Sprint(i), time.Hour), t0, t0)) {
+			t.Fatalf("request %d refused", i)
+		}
+	}
+	p := pending(t, "alpha", "one too many", time.Hour)
+	if ok, err := l.Add(p, t0, t0); ok || err != ErrFull {
+		t.Fatalf("request past the cap: %v, %v", ok, err)
+	}
+	// Once one leaves, there is room again.
+	first := l.Pending()[0]
+	l.Done(first.Host, first.Digest, t0)
+	if !added(l.Add(p, t0, t0)) {
+		t.Fatal("no room after a request left")
 	}
 }
 

@@ -42,7 +42,7 @@ func (s Screen) Run(ctx context.Context) error {
 	if t := s.Prompt.Env("TERM"); t == "" || t == "dumb" {
 		return errors.New("TERM is empty or dumb: the inbox needs a full-screen terminal (askperm inbox list and answer need none)")
 	}
-	m := &listModel{list: s.Team.List, now: s.Team.now}
+	m := &listModel{list: s.Team.List, now: s.Team.now, warning: s.Team.LastWarning}
 	for {
 		e, err := s.pick(ctx, m)
 		if err != nil || e == nil {
@@ -148,17 +148,18 @@ func tick() tea.Cmd { return tea.Tick(time.Second, func(time.Time) tea.Msg { ret
 // listModel is the list screen: the pending requests, newest last, one
 // of them under the cursor.
 type listModel struct {
-	list   *List
-	now    func() time.Time
-	rows   []*Entry
-	cursor int
-	key    string // the done key under the cursor, kept across changes
-	width  int
-	height int
-	top    int // the first row shown
-	status string
-	chosen *Entry
-	quit   bool
+	list    *List
+	now     func() time.Time
+	warning func() string // the watch's last warning
+	rows    []*Entry
+	cursor  int
+	key     string // the done key under the cursor, kept across changes
+	width   int
+	height  int
+	top     int // the first row shown
+	status  string
+	chosen  *Entry
+	quit    bool
 }
 
 func (m *listModel) Init() tea.Cmd { return tick() }
@@ -236,7 +237,7 @@ func (m *listModel) View() string {
 	line := func(s string) { b.WriteString(ansi.Truncate(s, w, "…") + "\n") }
 	line(fmt.Sprintf("askperm inbox: %d pending · ↑/↓ choose · Enter open · q quit", len(m.rows)))
 	line(cells([]string{"HOST", "SESSION", "AGE", "LEFT", "QUESTION"}))
-	shown := h - 3
+	shown := h - 4 // the heading, the columns, the warning and the status
 	if m.cursor < m.top {
 		m.top = m.cursor
 	}
@@ -256,10 +257,13 @@ func (m *listModel) View() string {
 	if len(m.rows) == 0 {
 		line("No request is pending; new ones appear here.")
 	}
-	for n := strings.Count(b.String(), "\n"); n < h-1; n++ {
+	for n := strings.Count(b.String(), "\n"); n < h-2; n++ {
 		b.WriteString("\n")
 	}
-	b.WriteString(ansi.Truncate(m.status, w, "…"))
+	if warning := m.warning(); warning != "" {
+		b.WriteString(ansi.Truncate("warning: "+warning, w, "…"))
+	}
+	b.WriteString("\n" + ansi.Truncate(m.status, w, "…"))
 	return b.String()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -22,10 +23,25 @@ type Team struct {
 	// Rules is the team rules bucket, where an always-answer's rule goes.
 	Rules jetstream.KeyValue
 	// Warn is told of every request read that is not a valid request
-	// (ignored) and of a watch that stopped.
+	// (ignored), of a request not listed, and of a watch that stopped.
 	Warn func(error)
 
-	now func() time.Time
+	now  func() time.Time
+	last atomic.Pointer[string] // the last warning
+}
+
+func (t *Team) warn(err error) {
+	msg := err.Error()
+	t.last.Store(&msg)
+	t.Warn(err)
+}
+
+// LastWarning is the last warning given, "" when none was.
+func (t *Team) LastWarning() string {
+	if p := t.last.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // Watch fills t.List from the requests stream (everything it keeps) and
@@ -84,7 +100,7 @@ func (t *Team) watchDone(ctx context.Context, w jetstream.KeyWatcher, read chan 
 			return
 		case e, ok := <-w.Updates():
 			if !ok {
-				t.Warn(errors.New("the watch of the done bucket stopped"))
+				t.warn(errors.New("the watch of the done bucket stopped"))
 				return
 			}
 			if e == nil { // the keys present at the start are all read
@@ -121,14 +137,14 @@ func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, n team
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		meta, err := m.Metadata()
 		if err != nil {
-			t.Warn(fmt.Errorf("%s: %w", n.RequestStream(), err))
+			t.warn(fmt.Errorf("%s: %w", n.RequestStream(), err))
 			return
 		}
 		p, err := team.ParsePending(n, m.Subject(), m.Headers(), m.Data())
 		if err != nil {
-			t.Warn(fmt.Errorf("ignored: %w", err))
-		} else {
-			t.List.Add(p, meta.Timestamp, t.now())
+			t.warn(fmt.Errorf("ignored: %w", err))
+		} else if _, err := t.List.Add(p, meta.Timestamp, t.now()); err != nil {
+			t.warn(err)
 		}
 		if meta.Sequence.Stream >= last || meta.NumPending == 0 {
 			once()
