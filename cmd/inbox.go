@@ -228,7 +228,9 @@ type inboxEntry struct {
 
 var inboxHeading = []string{"HOST", "REQUEST_SHA256", "SESSION", "AGE", "LEFT", "QUESTION"}
 
-func runInboxList(s streams, o *inboxOptions) error {
+// withPending runs do with the approver's connection, its pending list
+// read and expired at now, within inboxWait or until a signal.
+func withPending(s streams, o *inboxOptions, do func(ctx context.Context, a *approver, now time.Time) error) error {
 	set, err := inboxSettings(s, o)
 	if err != nil {
 		return err
@@ -243,7 +245,17 @@ func runInboxList(s streams, o *inboxOptions) error {
 	}
 	now := time.Now()
 	a.team.List.Expire(now)
-	pending := a.team.List.Pending()
+	return do(ctx, a, now)
+}
+
+func runInboxList(s streams, o *inboxOptions) error {
+	return withPending(s, o, func(_ context.Context, a *approver, now time.Time) error {
+		return writeInboxList(s, o, a.team.List.Pending(), now)
+	})
+}
+
+// writeInboxList writes the pending requests, a table or JSON lines.
+func writeInboxList(s streams, o *inboxOptions, pending []*inbox.Entry, now time.Time) (err error) {
 	out := bufio.NewWriterSize(s.decision, 64<<10)
 	if o.json {
 		for _, e := range pending {
@@ -295,36 +307,25 @@ func runInboxAnswer(s streams, o *inboxOptions, digest, choice string) error {
 	if err != nil {
 		return usage("inbox answer: %v", err)
 	}
-	set, err := inboxSettings(s, o)
-	if err != nil {
-		return err
-	}
-	ctx, stop := onSignals(context.Background())
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, inboxWait)
-	defer cancel()
-	a, err := connect(ctx, set, stderrWarnings(s))
-	if err != nil {
-		return err
-	}
-	a.team.List.Expire(time.Now())
-	e, err := pendingEntry(a.team.List, digest, o.host)
-	if err != nil {
-		return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %v", err)}
-	}
-	f := inbox.Form(e)
-	ans := canned.Answer(f)
-	err = a.team.Answer(ctx, a.key, e, f, ans)
-	switch {
-	case errors.Is(err, inbox.ErrAnswered):
-		return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %s on %s: %w", digest, e.Host, err)}
-	case errors.Is(err, inbox.ErrRejected):
-		return usage("inbox answer: %v", err)
-	case err != nil:
-		return &exitError{code: exitInternal, err: fmt.Errorf("inbox answer: %w", err)}
-	}
-	warn(s.errOut, fmt.Sprintf("answered %s on %s: %s", digest, e.Host, form.ChoiceLabel(ans.Choice)))
-	return nil
+	return withPending(s, o, func(ctx context.Context, a *approver, _ time.Time) error {
+		e, err := pendingEntry(a.team.List, digest, o.host)
+		if err != nil {
+			return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %v", err)}
+		}
+		f := inbox.Form(e)
+		ans := canned.Answer(f)
+		err = a.team.Answer(ctx, a.key, e, f, ans)
+		switch {
+		case errors.Is(err, inbox.ErrAnswered):
+			return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %s on %s: %w", digest, e.Host, err)}
+		case errors.Is(err, inbox.ErrRejected):
+			return usage("inbox answer: %v", err)
+		case err != nil:
+			return &exitError{code: exitInternal, err: fmt.Errorf("inbox answer: %w", err)}
+		}
+		warn(s.errOut, fmt.Sprintf("answered %s on %s: %s", digest, e.Host, form.ChoiceLabel(ans.Choice)))
+		return nil
+	})
 }
 
 // pendingEntry is the pending request digest (of host, when given).

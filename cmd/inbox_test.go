@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,35 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/inbox/inboxtest"
 	"github.com/askperm/askperm/internal/team"
 )
-
-// natsServer starts a NATS server with JetStream in this process, on a
-// free loopback port, its store in a temporary directory, without
-// authentication; it stops when the test ends.
-func natsServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the NATS server did not start")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return fmt.Sprintf("nats://127.0.0.1:%d", port)
-}
 
 // teamApprover is an approver's askperm: its config file (naming the
 // server) and state directory (holding its key, made by inbox key).
@@ -67,75 +41,14 @@ func (a *teamApprover) run(args ...string) (int, string, string) {
 	return invoke(a.t, "", nil, append(args, "--config", a.config, "--state-dir", a.dir)...)
 }
 
-// teamHost is a host of the team: what it trusts, and its connection.
-type teamHost struct {
-	t   *testing.T
-	cfg team.Config
-	js  jetstream.JetStream
-}
-
-func newHost(t *testing.T, url string, approvers ...string) *teamHost {
+// request is testdata/requests/name.
+func request(t *testing.T, name string) []byte {
 	t.Helper()
-	cfg := team.Config{URL: url, Host: "alpha", Approvers: approvers, Prefix: team.DefaultPrefix, Replicas: 1}
-	nc, err := team.Connect(context.Background(), cfg, team.HostInbox(cfg.Host))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &teamHost{t: t, cfg: cfg, js: js}
-}
-
-// publish publishes the request in testdata/requests/name, with id made
-// unique by id, as the team frontend does; it ends at deadline.
-func (h *teamHost) publish(name, id string, deadline time.Time) *decision.Request {
-	h.t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "testdata", "requests", name))
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		h.t.Fatal(err)
-	}
-	m["id"] = id
-	raw, _ = json.Marshal(m)
-	req, err := decision.Parse(raw)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := team.Publish(context.Background(), h.js, h.cfg.Names(), h.cfg.Host, req.SHA256, raw, deadline); err != nil {
-		h.t.Fatal(err)
-	}
-	return req
-}
-
-func (h *teamHost) kv(bucket string) jetstream.KeyValue {
-	h.t.Helper()
-	kv, err := h.js.KeyValue(context.Background(), bucket)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return kv
-}
-
-// answer is approver a's verified answer to req, failing the test when
-// there is none or it does not verify.
-func (h *teamHost) answer(req *decision.Request, approver string) decision.Decision {
-	h.t.Helper()
-	key := team.AnswerKey(h.cfg.Host, req.SHA256, approver)
-	e, err := h.kv(h.cfg.Names().AnswersBucket()).Get(context.Background(), key)
-	if err != nil {
-		h.t.Fatalf("answer %s: %v", key, err)
-	}
-	v, err := team.Verify(h.cfg, key, e.Value(), req)
-	if err != nil {
-		h.t.Fatalf("the answer does not verify: %v", err)
-	}
-	return v.Decision
+	return raw
 }
 
 // listed is the digests inbox list --json prints, by host and digest.
@@ -160,16 +73,16 @@ func listed(t *testing.T, a *teamApprover) map[string]inboxEntry {
 }
 
 func TestInboxAnswerIsSignedAndBound(t *testing.T) {
-	url := natsServer(t)
+	url := inboxtest.StartServer(t)
 	a := newApprover(t, url)
 	if got := listed(t, a); len(got) != 0 { // and the streams are made
 		t.Fatalf("a new team lists %v", got)
 	}
-	h := newHost(t, url, a.key)
+	h := inboxtest.NewHost(t, url, a.key)
 	deadline := time.Now().Add(time.Hour)
-	allow := h.publish("write-file.json", "allow", deadline)
-	deny := h.publish("write-file.json", "deny", deadline)
-	always := h.publish("write-file.json", "always", deadline)
+	allow := h.Publish(request(t, "write-file.json"), "allow", deadline)
+	deny := h.Publish(request(t, "write-file.json"), "deny", deadline)
+	always := h.Publish(request(t, "write-file.json"), "always", deadline)
 
 	got := listed(t, a)
 	e, ok := got["alpha."+allow.SHA256]
@@ -184,14 +97,14 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 	if code, _, stderr := a.run("inbox", "answer", allow.SHA256, "allow-once"); code != exitOK {
 		t.Fatalf("answer allow-once: exit %d: %s", code, stderr)
 	}
-	if d := h.answer(allow, a.key); d.Decision != decision.Allow || d.Frontend != decision.FrontendTeam || d.Persist != decision.PersistOnce {
+	if d := h.Answer(allow, a.key); d.Decision != decision.Allow || d.Frontend != decision.FrontendTeam || d.Persist != decision.PersistOnce {
 		t.Errorf("allow-once: %+v", d)
 	}
 
 	if code, _, stderr := a.run("inbox", "answer", deny.SHA256, "deny-once", "--message", "not now"); code != exitOK {
 		t.Fatalf("answer deny-once: exit %d: %s", code, stderr)
 	}
-	if d := h.answer(deny, a.key); d.Decision != decision.Deny || d.Message != "not now" {
+	if d := h.Answer(deny, a.key); d.Decision != decision.Deny || d.Message != "not now" {
 		t.Errorf("deny with a message: %+v", d)
 	}
 
@@ -200,38 +113,38 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("answer allow-always: exit %d: %s", code, stderr)
 	}
-	d := h.answer(always, a.key)
+	d := h.Answer(always, a.key)
 	if d.Decision != decision.Allow || d.Persist != decision.PersistAlways || d.Rule == nil ||
 		d.Rule.Scopes["path"] != "/home/a/p/" || d.Rule.WorkdirScope != "all" || d.Rule.Lifetime != "900" ||
 		strings.Join(d.Grants, ",") != "fs.write" {
 		t.Errorf("allow-always with its rule stage: %+v, rule %+v", d, d.Rule)
 	}
-	rules := h.rules(a.key)
+	rules := rules(t, h, a.key)
 	if len(rules) != 1 || rules[0].Rule.Decision != decision.Allow || rules[0].Rule.WorkdirScope != "all" || rules[0].Rule.Expires == 0 {
 		t.Errorf("the team rules of the approver: %+v", rules)
 	}
 }
 
-// rules are approver's team rules, each verified as a host verifies it.
-func (h *teamHost) rules(approver string) []team.Unverified {
-	h.t.Helper()
-	kv := h.kv(h.cfg.Names().RulesBucket())
+// rules are approver's team rules, each verified as host h verifies it.
+func rules(t *testing.T, h *inboxtest.Host, approver string) []team.Unverified {
+	t.Helper()
+	kv := h.KV(h.Config.Names().RulesBucket())
 	keys, err := kv.ListKeysFiltered(context.Background(), approver+".>")
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	var out []team.Unverified
 	for key := range keys.Keys() {
 		e, err := kv.Get(context.Background(), key)
 		if err != nil {
-			h.t.Fatal(err)
+			t.Fatal(err)
 		}
 		u, err := team.ReadRule(key, e.Value())
 		if err == nil {
-			err = u.Verify(h.cfg)
+			err = u.Verify(h.Config)
 		}
 		if err != nil {
-			h.t.Fatalf("team rule %s: %v", key, err)
+			t.Fatalf("team rule %s: %v", key, err)
 		}
 		out = append(out, u)
 	}
@@ -239,17 +152,14 @@ func (h *teamHost) rules(approver string) []team.Unverified {
 }
 
 func TestInboxAnswerErrors(t *testing.T) {
-	url := natsServer(t)
+	url := inboxtest.StartServer(t)
 	a := newApprover(t, url)
 	listed(t, a)
-	h := newHost(t, url, a.key)
-	req := h.publish("write-file.json", "r", time.Now().Add(time.Hour))
-	expired := h.publish("write-file.json", "expired", time.Now().Add(-time.Second))
-	done := h.publish("write-file.json", "done", time.Now().Add(time.Hour))
-	if err := team.WriteDone(context.Background(), h.kv(h.cfg.Names().DoneBucket()), "alpha", done.SHA256,
-		team.Done{Outcome: "deny", Frontend: decision.FrontendTeam, Cause: decision.CauseTimeout}); err != nil {
-		t.Fatal(err)
-	}
+	h := inboxtest.NewHost(t, url, a.key)
+	req := h.Publish(request(t, "write-file.json"), "r", time.Now().Add(time.Hour))
+	expired := h.Publish(request(t, "write-file.json"), "expired", time.Now().Add(-time.Second))
+	done := h.Publish(request(t, "write-file.json"), "done", time.Now().Add(time.Hour))
+	h.Done(done, team.Done{Outcome: "deny", Frontend: decision.FrontendTeam, Cause: decision.CauseTimeout})
 	if got := listed(t, a); len(got) != 1 {
 		t.Fatalf("listed %v, want only the request neither expired nor done", got)
 	}
@@ -273,7 +183,7 @@ func TestInboxAnswerErrors(t *testing.T) {
 			t.Errorf("%s: exit %d, %q; want %d, %q", tc.name, code, stderr, tc.code, tc.want)
 		}
 	}
-	if _, err := h.kv(h.cfg.Names().AnswersBucket()).Get(context.Background(), team.AnswerKey("alpha", req.SHA256, a.key)); err == nil {
+	if _, err := h.KV(h.Config.Names().AnswersBucket()).Get(context.Background(), team.AnswerKey("alpha", req.SHA256, a.key)); err == nil {
 		t.Error("a rejected answer was written")
 	}
 }
@@ -281,11 +191,11 @@ func TestInboxAnswerErrors(t *testing.T) {
 // TestInboxAnswersRace: one approver answering one request twice at once
 // writes one answer; two approvers each write theirs.
 func TestInboxAnswersRace(t *testing.T) {
-	url := natsServer(t)
+	url := inboxtest.StartServer(t)
 	a, b := newApprover(t, url), newApprover(t, url)
 	listed(t, a)
-	h := newHost(t, url, a.key, b.key)
-	req := h.publish("write-file.json", "race", time.Now().Add(time.Hour))
+	h := inboxtest.NewHost(t, url, a.key, b.key)
+	req := h.Publish(request(t, "write-file.json"), "race", time.Now().Add(time.Hour))
 
 	codes := make([]int, 3)
 	var wg sync.WaitGroup
@@ -300,11 +210,11 @@ func TestInboxAnswersRace(t *testing.T) {
 	if codes[0]+codes[1] != exitNoMatch || codes[0]*codes[1] != 0 || codes[2] != exitOK {
 		t.Fatalf("exits %v: want one of approver a's answers written (0) and the other refused (69), approver b's written", codes)
 	}
-	first := h.answer(req, a.key)
+	first := h.Answer(req, a.key)
 	if want := map[bool]string{true: decision.Allow, false: decision.Deny}[codes[0] == exitOK]; first.Decision != want {
 		t.Errorf("approver a's answer is %s, not the one that was written first", first.Decision)
 	}
-	if h.answer(req, b.key).Decision != decision.Deny {
+	if h.Answer(req, b.key).Decision != decision.Deny {
 		t.Error("approver b's answer")
 	}
 	code, _, stderr := a.run("inbox", "answer", req.SHA256, "deny-once")
