@@ -83,11 +83,12 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 	allow := h.Publish(request(t, "write-file.json"), "allow", deadline)
 	deny := h.Publish(request(t, "write-file.json"), "deny", deadline)
 	always := h.Publish(request(t, "write-file.json"), "always", deadline)
+	denyAlways := h.Publish(request(t, "write-file.json"), "deny-always", deadline)
 
 	got := listed(t, a)
 	e, ok := got["alpha."+allow.SHA256]
-	if len(got) != 3 || !ok {
-		t.Fatalf("listed %v, want the 3 requests", got)
+	if len(got) != 4 || !ok {
+		t.Fatalf("listed %v, want the 4 requests", got)
 	}
 	if e.Question != "write_file (fs-default) wants to write /home/a/p/report.md" || e.SessionID != "s-1" ||
 		!e.Deadline.Equal(deadline.Truncate(time.Millisecond)) || !strings.Contains(string(e.Request), `"id":"allow"`) {
@@ -119,9 +120,21 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 		strings.Join(d.Grants, ",") != "fs.write" {
 		t.Errorf("allow-always with its rule stage: %+v, rule %+v", d, d.Rule)
 	}
-	rules := rules(t, h, a.key)
-	if len(rules) != 1 || rules[0].Rule.Decision != decision.Allow || rules[0].Rule.WorkdirScope != "all" || rules[0].Rule.Expires == 0 {
-		t.Errorf("the team rules of the approver: %+v", rules)
+	saved := rules(t, h, a.key)
+	if len(saved) != 1 || saved[0].Rule.Decision != decision.Allow || saved[0].Rule.WorkdirScope != "all" || saved[0].Rule.Expires == 0 {
+		t.Fatalf("the team rules of the approver: %+v", saved)
+	}
+
+	code, _, stderr = a.run("inbox", "answer", denyAlways.SHA256, "deny-always", "--message", "never", "--scope", "path=*")
+	if code != exitOK {
+		t.Fatalf("answer deny-always: exit %d: %s", code, stderr)
+	}
+	if d := h.Answer(denyAlways, a.key); d.Decision != decision.Deny || d.Persist != decision.PersistAlways || d.Message != "never" ||
+		d.Rule == nil || d.Rule.Scopes["path"] != "*" {
+		t.Errorf("deny-always: %+v", d)
+	}
+	if saved := rules(t, h, a.key); len(saved) != 2 {
+		t.Errorf("%d team rules after a deny-always, want 2", len(saved))
 	}
 }
 
