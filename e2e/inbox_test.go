@@ -109,6 +109,10 @@ func TestInboxLiveRemoval(t *testing.T) {
 	it.done(second)
 	s.waitFor("not answered: the request ended on its host")
 	s.waitFor("askperm inbox: 0 pending")
+	// Closing a form in the inbox decides nothing: no line says it denied.
+	if strings.Contains(s.text(), "askperm: denied") {
+		t.Errorf("a form closed unanswered was called a deny:\n%s", s.text())
+	}
 	s.send("q")
 	if r := s.wait(); r.code != 0 {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)

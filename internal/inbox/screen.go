@@ -42,6 +42,9 @@ func (s Screen) Run(ctx context.Context) error {
 	if t := s.Prompt.Env("TERM"); t == "" || t == "dumb" {
 		return errors.New("TERM is empty or dumb: the inbox needs a full-screen terminal (askperm inbox list and answer need none)")
 	}
+	// The status line says what became of a request opened: the terminal
+	// UI's closing line would call a form closed unanswered a deny.
+	s.Prompt.NoClosingLine = true
 	m := &listModel{list: s.Team.List, now: s.Team.now, warning: s.Team.LastWarning}
 	for {
 		e, err := s.pick(ctx, m)
