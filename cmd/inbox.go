@@ -178,7 +178,7 @@ type approver struct {
 // lasts until ctx ends.
 func connect(ctx context.Context, set settings.Settings, warnings func(error)) (*approver, error) {
 	if set.Team == nil {
-		return nil, usage("inbox: no [team] in config.toml: give url, creds and the other keys of team mode (see docs/team.md)")
+		return nil, usage("inbox: no [team] in config.toml: give the team server's url, and your creds, as docs/inbox.md shows")
 	}
 	path, err := keyPath(set)
 	if err != nil {

@@ -251,3 +251,23 @@ func TestInboxKey(t *testing.T) {
 		t.Errorf("the key file: %v, %v", fi, err)
 	}
 }
+
+func TestInboxCannotStart(t *testing.T) {
+	noTeam := &teamApprover{t: t, dir: t.TempDir(), config: writeFile(t, "config.toml", "timeout = \"1m\"\n")}
+	code, _, stderr := noTeam.run("inbox", "list")
+	if code != exitUsage || !strings.Contains(stderr, "no [team] in config.toml") {
+		t.Errorf("without [team]: exit %d, %s", code, stderr)
+	}
+
+	noKey := &teamApprover{t: t, dir: t.TempDir(), config: writeFile(t, "config.toml", "[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"approver\"\n")}
+	code, _, stderr = noKey.run("inbox", "answer", strings.Repeat("0", 64), "deny-once")
+	if code != exitUsage || !strings.Contains(stderr, "askperm inbox key creates one") {
+		t.Errorf("without a key: exit %d, %s", code, stderr)
+	}
+
+	down := newApprover(t, "nats://127.0.0.1:1") // nobody listens on port 1
+	code, out, stderr := down.run("inbox", "list", "--json")
+	if code != exitInternal || out != "" || !strings.Contains(stderr, "the team's server") {
+		t.Errorf("the server down: exit %d, %q, %s", code, out, stderr)
+	}
+}
