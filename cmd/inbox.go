@@ -264,7 +264,7 @@ func writeInboxList(s streams, o *inboxOptions, pending []*inbox.Entry, now time
 		}
 	} else {
 		err = writeTable(out, inboxHeading, func(e *inbox.Entry) []string {
-			return inbox.Row(e, now, false)
+			return inbox.Row(e, now)
 		}, func(yield func(*inbox.Entry) error) error {
 			for _, e := range pending {
 				if err := yield(e); err != nil {

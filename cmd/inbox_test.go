@@ -176,6 +176,12 @@ func TestInboxAnswerErrors(t *testing.T) {
 	if got := listed(t, a); len(got) != 1 {
 		t.Fatalf("listed %v, want only the request neither expired nor done", got)
 	}
+	code, out, _ := a.run("inbox", "list")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != exitOK || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "HOST") || !strings.HasPrefix(lines[1], "alpha") || !strings.Contains(lines[1], req.SHA256) ||
+		!strings.Contains(lines[1], " s-1 ") || !strings.HasSuffix(lines[1], " write_file (fs-default) wants to write /home/a/p/report.md") {
+		t.Errorf("inbox list: exit %d:\n%s", code, out)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -9,17 +9,12 @@ import (
 
 // Row is e's row at now: host, digest, session, age, time left and the
 // question, request text rendered by form (the question already is).
-// short cuts the digest to its first 12 digits, for a screen.
-func Row(e *Entry, now time.Time, short bool) []string {
-	d := e.Digest
-	if short {
-		d = d[:12]
-	}
+func Row(e *Entry, now time.Time) []string {
 	session := "-"
 	if e.Request.SessionID != "" {
 		session = form.Line(e.Request.SessionID)
 	}
-	return []string{form.Line(e.Host), d, session, Duration(now.Sub(e.Published)), Duration(e.Deadline.Sub(now)), e.Question}
+	return []string{form.Line(e.Host), e.Digest, session, Duration(now.Sub(e.Published)), Duration(e.Deadline.Sub(now)), e.Question}
 }
 
 // Duration is d in whole seconds, at most two units: 45s, 3m05s, 2h10m.

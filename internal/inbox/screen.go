@@ -250,7 +250,7 @@ func (m *listModel) View() string {
 	m.top = max(0, min(m.top, len(m.rows)-shown))
 	now := m.now()
 	for i := m.top; i < len(m.rows) && i < m.top+shown; i++ {
-		r := Row(m.rows[i], now, true)
+		r := Row(m.rows[i], now)
 		text := ansi.Truncate(cells([]string{r[0], r[2], r[3], r[4], r[5]}), w, "…")
 		if i == m.cursor {
 			text = ansi.SGR(ansi.ReverseAttr) + text + strings.Repeat(" ", max(0, w-ansi.StringWidth(text))) + ansi.SGR(ansi.ResetAttr)

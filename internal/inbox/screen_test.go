@@ -91,7 +91,7 @@ func TestRowRendersHostileText(t *testing.T) {
 		l := NewList()
 		l.Add(team.Pending{Host: "alpha", Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(time.Hour)}, t0, t0)
 		listed++
-		for _, cell := range Row(l.Pending()[0], t0, true) {
+		for _, cell := range Row(l.Pending()[0], t0) {
 			if i := strings.IndexFunc(cell, hostileRune); i >= 0 {
 				t.Fatalf("seed %d: cell %q holds %U", seed, cell, []rune(cell[i:])[0])
 			}
