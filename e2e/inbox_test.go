@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,4 +118,65 @@ func TestInboxLiveRemoval(t *testing.T) {
 	if r := s.wait(); r.code != 0 {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
 	}
+}
+
+// TestInboxAnswersAHost: a host asks with --frontend team alone, as a CI
+// runner does; the approver finds its request with inbox list and answers
+// with inbox answer; the host verifies the answer and decides by it, and
+// marks the request done, so that it leaves every inbox.
+func TestInboxAnswersAHost(t *testing.T) {
+	it := startInboxTeam(t)
+	conf := filepath.Join(t.TempDir(), "host.toml")
+	text := fmt.Sprintf("[team]\nurl = %q\nhost = \"ci-1\"\napprovers = [%q]\n", it.host.Config.URL, it.approver)
+	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host := make(chan result, 1)
+	go func() {
+		host <- runPipe(t, readFile(t, "requests/write-file.json"), memoryEnv(), "--config", conf, "--frontend", "team", "--timeout", "25s")
+	}()
+
+	var pending []map[string]any
+	for deadline := time.Now().Add(10 * time.Second); len(pending) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		pending = inboxList(t, it)
+	}
+	if len(pending) != 1 || pending[0]["host"] != "ci-1" {
+		t.Fatalf("pending %v, want the host's request", pending)
+	}
+	digest, _ := pending[0]["request_sha256"].(string)
+	if r := runPipe(t, nil, baseEnv(), it.args("inbox", "answer", digest, "deny-once", "--message", "not on Fridays")...); r.code != 0 {
+		t.Fatalf("inbox answer: exit %d: %s", r.code, r.stderr)
+	}
+	r := <-host
+	if r.code != 0 {
+		t.Fatalf("the host: exit %d: %s", r.code, r.stderr)
+	}
+	d := checkDecision(t, r.stdout)
+	if d["decision"] != "deny" || d["frontend"] != "team" || d["cause"] != "user" || d["message"] != "not on Fridays" || d["request_sha256"] != digest {
+		t.Fatalf("the host decided %v", d)
+	}
+	if pending := inboxList(t, it); len(pending) != 0 {
+		t.Fatalf("still pending once the host decided: %v", pending)
+	}
+}
+
+// inboxList is what inbox list --json prints, one object per request.
+func inboxList(t *testing.T, it *inboxTeam) []map[string]any {
+	t.Helper()
+	r := runPipe(t, nil, baseEnv(), it.args("inbox", "list", "--json")...)
+	if r.code != 0 {
+		t.Fatalf("inbox list: exit %d: %s", r.code, r.stderr)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
 }
