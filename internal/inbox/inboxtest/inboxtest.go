@@ -9,8 +9,6 @@ package inboxtest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
 	"testing"
 	"time"
 
@@ -25,22 +23,16 @@ import (
 // temporary directory, and returns its URL; it stops when the test ends.
 func StartServer(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Start()
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
 	if !s.ReadyForConnections(10 * time.Second) {
 		t.Fatal("the NATS server did not start")
 	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return fmt.Sprintf("nats://127.0.0.1:%d", port)
+	return "nats://" + s.Addr().String()
 }
 
 // Host is a host of the team, named alpha, trusting some approvers. The
