@@ -354,8 +354,16 @@ func runInboxScreen(s streams, o *inboxOptions) error {
 	}
 	ctx, stop := onSignals(context.Background())
 	defer stop()
+	// The connection lives as long as the screen, but reaching the server
+	// and reading the pending requests must end within inboxWait.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	slow := time.AfterFunc(inboxWait, func() { cancel(fmt.Errorf("no list of pending requests within %s", inboxWait)) })
 	// Warnings go to the screen's status line: stderr would draw over it.
 	a, err := connect(ctx, set, func(error) {})
+	if !slow.Stop() && err == nil {
+		err = &exitError{code: exitInternal, err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
+	}
 	if err != nil {
 		return err
 	}
