@@ -14,17 +14,41 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/inbox/inboxtest"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/natstest"
 )
 
 // teamApprover is an approver's askperm: its config file (naming the
-// server) and state directory (holding its key, made by inbox key).
+// server) and state directory.
 type teamApprover struct {
 	t           *testing.T
 	config, dir string
 	key         string // public
 }
 
-func newApprover(t *testing.T, url string) *teamApprover {
+// startTeam starts a server running the documented configuration
+// (natstest) for host alpha and n approvers, and returns the approvers'
+// askperm, which has made the team's streams, and host alpha, trusting
+// them all.
+func startTeam(t *testing.T, n int) ([]*teamApprover, *inboxtest.Host) {
+	t.Helper()
+	tm := natstest.NewTeam(t, []string{"alpha"}, n)
+	url := natstest.StartServer(t, tm).URL
+	var as []*teamApprover
+	var keys []string
+	for _, u := range tm.Approvers {
+		a := &teamApprover{t: t, dir: t.TempDir(), key: u.Public}
+		a.config = writeFile(t, "config.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\ncreds = %q\nkey = %q\n", url, u.SeedFile, u.SeedFile))
+		as, keys = append(as, a), append(keys, u.Public)
+	}
+	if got := listed(t, as[0]); len(got) != 0 { // and the streams are made
+		t.Fatalf("a new team lists %v", got)
+	}
+	return as, inboxtest.NewHost(t, url, tm.Hosts[0], keys...)
+}
+
+// keyedApprover is an approver's askperm with a key of its own, made by
+// inbox key in its state directory, for the server at url.
+func keyedApprover(t *testing.T, url string) *teamApprover {
 	t.Helper()
 	a := &teamApprover{t: t, dir: t.TempDir()}
 	a.config = writeFile(t, "config.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\n", url))
@@ -73,12 +97,8 @@ func listed(t *testing.T, a *teamApprover) map[string]inboxEntry {
 }
 
 func TestInboxAnswerIsSignedAndBound(t *testing.T) {
-	url := inboxtest.StartServer(t)
-	a := newApprover(t, url)
-	if got := listed(t, a); len(got) != 0 { // and the streams are made
-		t.Fatalf("a new team lists %v", got)
-	}
-	h := inboxtest.NewHost(t, url, a.key)
+	as, h := startTeam(t, 1)
+	a := as[0]
 	deadline := time.Now().Add(time.Hour)
 	allow := h.Publish(request(t, "write-file.json"), "allow", deadline)
 	deny := h.Publish(request(t, "write-file.json"), "deny", deadline)
@@ -165,10 +185,8 @@ func rules(t *testing.T, h *inboxtest.Host, approver string) []team.Unverified {
 }
 
 func TestInboxAnswerErrors(t *testing.T) {
-	url := inboxtest.StartServer(t)
-	a := newApprover(t, url)
-	listed(t, a)
-	h := inboxtest.NewHost(t, url, a.key)
+	as, h := startTeam(t, 1)
+	a := as[0]
 	req := h.Publish(request(t, "write-file.json"), "r", time.Now().Add(time.Hour))
 	expired := h.Publish(request(t, "write-file.json"), "expired", time.Now().Add(-time.Second))
 	done := h.Publish(request(t, "write-file.json"), "done", time.Now().Add(time.Hour))
@@ -210,10 +228,8 @@ func TestInboxAnswerErrors(t *testing.T) {
 // TestInboxAnswersRace: one approver answering one request twice at once
 // writes one answer; two approvers each write theirs.
 func TestInboxAnswersRace(t *testing.T) {
-	url := inboxtest.StartServer(t)
-	a, b := newApprover(t, url), newApprover(t, url)
-	listed(t, a)
-	h := inboxtest.NewHost(t, url, a.key, b.key)
+	as, h := startTeam(t, 2)
+	a, b := as[0], as[1]
 	req := h.Publish(request(t, "write-file.json"), "race", time.Now().Add(time.Hour))
 
 	codes := make([]int, 3)
@@ -243,7 +259,7 @@ func TestInboxAnswersRace(t *testing.T) {
 }
 
 func TestInboxKey(t *testing.T) {
-	a := newApprover(t, "nats://127.0.0.1:1")
+	a := keyedApprover(t, "nats://127.0.0.1:1")
 	code, _, stderr := a.run("inbox", "key")
 	if code != exitUsage || !strings.Contains(stderr, "a key exists already") {
 		t.Errorf("a second inbox key: exit %d, %s", code, stderr)
@@ -271,7 +287,7 @@ func TestInboxCannotStart(t *testing.T) {
 		t.Errorf("without a key: exit %d, %s", code, stderr)
 	}
 
-	down := newApprover(t, "nats://127.0.0.1:1") // nobody listens on port 1
+	down := keyedApprover(t, "nats://127.0.0.1:1") // nobody listens on port 1
 	code, out, stderr := down.run("inbox", "list", "--json")
 	if code != exitInternal || out != "" || !strings.Contains(stderr, "the team's server") {
 		t.Errorf("the server down: exit %d, %q, %s", code, out, stderr)

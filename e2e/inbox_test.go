@@ -12,35 +12,36 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/inbox/inboxtest"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/natstest"
 )
 
-// inboxTeam is a NATS server in this process, an approver's askperm set
-// up for it (config and key) and host alpha publishing requests to it.
+// inboxTeam is a NATS server in this process running the documented
+// configuration (natstest) for hosts alpha and ci-1 and one approver, the
+// approver's askperm set up for it, and host alpha publishing requests.
 type inboxTeam struct {
 	t                *testing.T
 	config, stateDir string
 	approver         string // the approver's public key
 	host             *inboxtest.Host
+	ci               natstest.User // host ci-1, for a host's own askperm
+	url              string
 }
 
 func startInboxTeam(t *testing.T) *inboxTeam {
 	t.Helper()
-	url := inboxtest.StartServer(t)
-	it := &inboxTeam{t: t, stateDir: t.TempDir()}
+	tm := natstest.NewTeam(t, []string{"alpha", "ci-1"}, 1)
+	url := natstest.StartServer(t, tm).URL
+	ap := tm.Approvers[0]
+	it := &inboxTeam{t: t, stateDir: t.TempDir(), approver: ap.Public, ci: tm.Hosts[1], url: url}
 	it.config = filepath.Join(t.TempDir(), "config.toml")
-	conf := fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\n", url)
+	conf := fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\ncreds = %q\nkey = %q\n", url, ap.SeedFile, ap.SeedFile)
 	if err := os.WriteFile(it.config, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := runPipe(t, nil, baseEnv(), it.args("inbox", "key")...)
-	if r.code != 0 {
-		t.Fatalf("inbox key: exit %d: %s", r.code, r.stderr)
-	}
-	it.approver = strings.TrimSpace(r.stdout)
 	if r := runPipe(t, nil, baseEnv(), it.args("inbox", "list")...); r.code != 0 { // makes the streams
 		t.Fatalf("inbox list: exit %d: %s", r.code, r.stderr)
 	}
-	it.host = inboxtest.NewHost(t, url, it.approver)
+	it.host = inboxtest.NewHost(t, url, tm.Hosts[0], it.approver)
 	return it
 }
 
@@ -127,7 +128,7 @@ func TestInboxLiveRemoval(t *testing.T) {
 func TestInboxAnswersAHost(t *testing.T) {
 	it := startInboxTeam(t)
 	conf := filepath.Join(t.TempDir(), "host.toml")
-	text := fmt.Sprintf("[team]\nurl = %q\nhost = \"ci-1\"\napprovers = [%q]\n", it.host.Config.URL, it.approver)
+	text := fmt.Sprintf("[team]\nurl = %q\nhost = \"ci-1\"\ncreds = %q\napprovers = [%q]\n", it.url, it.ci.SeedFile, it.approver)
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-// Package inboxtest runs a team for tests of the inbox: a NATS server
-// with JetStream in this process, without authentication, and a host
-// that publishes requests to it as the team frontend does, marks them
-// done and reads the answers approvers wrote, verified as the host
-// verifies them. Test-only: imported from _test.go files, never from
-// code the askperm binary links.
+// Package inboxtest is a host of a team, for tests of the inbox: it
+// publishes requests to the team's server as the team frontend does,
+// marks them done, and reads the answers approvers wrote, verified as the
+// host verifies them. The server and its users come from natstest, so
+// that the documented permissions are the ones tested. Test-only:
+// imported from _test.go files, never from code the askperm binary
+// links.
 package inboxtest
 
 import (
@@ -12,41 +13,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/natstest"
 )
 
-// StartServer starts the server on a free loopback port, its store in a
-// temporary directory, and returns its URL; it stops when the test ends.
-func StartServer(t testing.TB) string {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the NATS server did not start")
-	}
-	return "nats://" + s.Addr().String()
-}
-
-// Host is a host of the team, named alpha, trusting some approvers. The
-// team's streams must exist (an approver's askperm inbox makes them).
+// Host is a host of the team, trusting some approvers. The team's
+// streams must exist (an approver's askperm inbox makes them).
 type Host struct {
 	t      testing.TB
 	Config team.Config
 	js     jetstream.JetStream
 }
 
-// NewHost connects host alpha to the server at url.
-func NewHost(t testing.TB, url string, approvers ...string) *Host {
+// NewHost connects host u (a natstest host user) to the server at url.
+func NewHost(t testing.TB, url string, u natstest.User, approvers ...string) *Host {
 	t.Helper()
-	c := team.Config{URL: url, Host: "alpha", Approvers: approvers, Prefix: team.DefaultPrefix, Replicas: 1}
+	c := team.Config{URL: url, Creds: u.SeedFile, Host: u.Name, Approvers: approvers, Prefix: team.DefaultPrefix, Replicas: 1}
 	nc, err := team.Connect(context.Background(), c, team.HostInbox(c.Host))
 	if err != nil {
 		t.Fatal(err)
