@@ -172,11 +172,11 @@ type approver struct {
 	set  settings.Settings
 }
 
-// connect loads the approver's key, reaches the team's server within
+// connectApprover loads the approver's key, reaches the team's server within
 // ctx, creates the streams and buckets where missing, and reads the
 // pending requests, telling warnings of what it ignores. The connection
 // lasts until ctx ends.
-func connect(ctx context.Context, set settings.Settings, warnings func(error)) (*approver, error) {
+func connectApprover(ctx context.Context, set settings.Settings, warnings func(error)) (*approver, error) {
 	if set.Team == nil {
 		return nil, usage("inbox: no [team] in config.toml: give the team server's url, and your creds, as docs/inbox.md shows")
 	}
@@ -239,7 +239,7 @@ func withPending(s streams, o *inboxOptions, do func(ctx context.Context, a *app
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, inboxWait)
 	defer cancel()
-	a, err := connect(ctx, set, stderrWarnings(s))
+	a, err := connectApprover(ctx, set, stderrWarnings(s))
 	if err != nil {
 		return err
 	}
@@ -360,7 +360,7 @@ func runInboxScreen(s streams, o *inboxOptions) error {
 	defer cancel(nil)
 	slow := time.AfterFunc(inboxWait, func() { cancel(fmt.Errorf("no list of pending requests within %s", inboxWait)) })
 	// Warnings go to the screen's status line: stderr would draw over it.
-	a, err := connect(ctx, set, func(error) {})
+	a, err := connectApprover(ctx, set, func(error) {})
 	if !slow.Stop() && err == nil {
 		err = &exitError{code: exitInternal, err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
 	}
