@@ -112,6 +112,8 @@ type call struct {
 	// ignored the answers not taken (form.Answer.Ignored).
 	approver string
 	ignored  []string
+	// asked is how long the frontends took, nil when none was asked.
+	asked *time.Duration
 	// release gives back the turn to ask a person, when held.
 	release func()
 	// sess is the request's binding for session memory, once computed.
