@@ -23,7 +23,7 @@ import (
 type logOptions struct {
 	memoryOptions
 	session, since, decision, tool string
-	team                           bool
+	team, stats                    bool
 }
 
 // query is the filter the flags describe, checked once.
@@ -53,6 +53,9 @@ func newLog(s streams) *cobra.Command {
 		Short: "Show the audit log: every decision askperm made",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if o.stats {
+				return logStats(s, *o, time.Now())
+			}
 			q, err := o.query(time.Now())
 			if err != nil {
 				return err
@@ -86,6 +89,7 @@ func newLog(s streams) *cobra.Command {
 	f.StringVar(&o.tool, "tool", "", "only this tool's decisions")
 	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
 	f.BoolVar(&o.team, "team", false, "the team's decisions, from its audit stream, of every host the credentials may read")
+	f.BoolVar(&o.stats, "stats", false, statsUsage)
 	must(c.RegisterFlagCompletionFunc("decision", fixed("allow", "deny")))
 	return c
 }

@@ -31,6 +31,7 @@ type Options struct {
 	Min int
 	// Since and Now bound the window read: the prompts a day a rule would
 	// have saved are its approvals over the window's days (one at least).
+	// A zero Since is the first entry read.
 	Since, Now time.Time
 	// Home is the user's home directory: no folder rule covers it, or
 	// one above it, whole.
@@ -101,6 +102,9 @@ func New(opt Options) *Suggester {
 // Add reads one entry of the audit log: only a person's allows and
 // denies count.
 func (s *Suggester) Add(e state.AuditEntry) {
+	if s.opt.Since.IsZero() || e.Time.Before(s.opt.Since) {
+		s.opt.Since = e.Time
+	}
 	if !e.ByPerson() || e.Decision != decision.Allow && e.Decision != decision.Deny {
 		return
 	}
