@@ -54,8 +54,8 @@ type AuditEntry struct {
 	// or always) was not: the decision still says so.
 	NotRemembered string `json:"not_remembered,omitempty"`
 	LatencyMS     int64  `json:"latency_ms"`
-	// AskedMS is how long the frontends (a person, canned answers) took,
-	// when they were asked.
+	// AskedMS is how long the frontends (a person) took, when they were
+	// asked.
 	AskedMS *int64 `json:"asked_ms,omitempty"`
 	// Approver is the public key of the team approver who answered.
 	Approver string `json:"approver,omitempty"`
