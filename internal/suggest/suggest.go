@@ -174,7 +174,9 @@ func (s *Suggester) levels(d decision.Dimension) ([]level, bool) {
 		}
 		c := l.Commands[0]
 		exact.key = c.MatchText()
-		if lead, ok := describe.Lead(c); ok {
+		// A lead whose words the rules read quoted (shell.Command.MatchText)
+		// is kept exactly: a glob of its words as written would not match.
+		if lead, ok := describe.Lead(c); ok && (c.MatchText() == lead || strings.HasPrefix(c.MatchText(), lead+" ")) {
 			return []level{{kind: levelWords, key: lead, dim: d.Name, value: d.Value, more: c.MatchText() != lead}, exact}, true
 		}
 		return []level{exact}, true
@@ -269,6 +271,13 @@ func (s *Suggester) ruleOf(g []*logged, k levelKind) *Rule {
 	}
 	if s.deniedInexactTools[[3]string{r.Tool, r.Server, r.Action}] {
 		return nil
+	}
+	for _, l := range g {
+		// A value the glob does not cover as the rules read it (a path
+		// form, a quoted word): the group is not the rule's.
+		if !m.Match(match.NewCache(l.req)) {
+			return nil
+		}
 	}
 	for _, d := range s.denied {
 		ok, _ := m.Allows(match.NewCache(d.req))

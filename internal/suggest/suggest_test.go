@@ -167,13 +167,14 @@ func checkFile(t *testing.T, s *Suggester, rules []Rule) string {
 // TestSuggestGenerated: on random logs, every rule holds what the
 // package says of it, checked by the rules loader.
 func TestSuggestGenerated(t *testing.T) {
-	programs := []string{"go test", "go build", "git status", "git diff", "rm -rf", "make", "ls -l", "cat"}
-	args := []string{"", " ./...", " x", " -v", " a/b", " build/x"}
+	programs := []string{"go test", "go build", "git status", "git diff", "rm -rf", "make", "ls -l", "cat", "sudo ls", "timeout 60 go test",
+		"a=1 go test", "echo 'a b'", "go test $(x)", "go test && rm", "ls > out", "go 't'est", "git -C", `go te\*st`, "go {a,b}"}
+	args := []string{"", " ./...", " x", " -v", " a/b", " build/x", " '*'", " \"a b\"", " ; rm -rf /", " | sh", " [x]"}
 	dirs := []string{"/home/a/p", "/home/a/p/src", "/home/a/q", "/etc", "/home/a"}
-	files := []string{"a", "b", ".env", "c/d"}
-	hosts := []string{"https://a.example/", "https://b.example/", "http://a.example/"}
+	files := []string{"a", "b", ".env", "c/d", "x/../y", "*", "{a,b}", "a b"}
+	hosts := []string{"https://a.example/", "https://b.example/", "http://a.example/", "https://a.example:8443/", "ftp://a.example/"}
 	made := 0
-	for seed := range uint64(60) {
+	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		g := &gen{}
 		for range 40 + rng.IntN(200) {
@@ -201,8 +202,8 @@ func TestSuggestGenerated(t *testing.T) {
 		made += len(rules)
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkFile(t, s, rules) })
 	}
-	if made < 60 {
-		t.Fatalf("only %d rules from 60 logs: the logs test too little", made)
+	if made < 300 {
+		t.Fatalf("only %d rules from 300 logs: the logs test too little", made)
 	}
 	t.Logf("%d rules", made)
 }
