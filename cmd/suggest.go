@@ -91,6 +91,10 @@ func (o *suggestOptions) run(s streams) error {
 	}
 	rules := sg.Rules()
 	text := suggest.File(rules)
+	if o.write != "" && len(rules) == 0 {
+		fmt.Fprintf(s.errOut, "askperm: no rule to suggest; %s not written\n", o.write)
+		return nil
+	}
 	if o.write != "" {
 		if err := writeSuggested(sg, rules, o.write, text); err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("--write %s: %w", o.write, err)}

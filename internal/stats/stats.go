@@ -132,6 +132,9 @@ func DecidedBy(e state.AuditEntry) string {
 // first, then by name.
 func (c *Counter) Stats() Stats {
 	s := c.s
+	if s.From.IsZero() {
+		s.From = s.To // nothing read, no window given
+	}
 	s.Days = max(1, s.To.Sub(s.From).Hours()/24)
 	s.Figures.finish(s.Days)
 	for _, rows := range []struct {

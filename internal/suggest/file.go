@@ -27,6 +27,9 @@ func File(rules []Rule) []byte {
 	b.WriteString("# Rules suggested by askperm suggest from the requests a person approved.\n")
 	b.WriteString("# Each allows what a person approved again and again and never denied;\n")
 	b.WriteString("# read each before using it.\n")
+	if len(rules) == 0 {
+		b.WriteString("# None: no group of requests was approved often enough and never denied.\n")
+	}
 	for _, r := range rules {
 		fmt.Fprintf(&b, "\n# %s: approved %d times by a person, first %s, last %s, never denied;\n",
 			r.Name, r.Approved, r.First.UTC().Format(time.RFC3339), r.Last.UTC().Format(time.RFC3339))

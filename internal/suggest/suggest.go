@@ -280,6 +280,9 @@ func (s *Suggester) ruleOf(g []*logged, k levelKind) *Rule {
 		}
 	}
 	for _, d := range s.denied {
+		if r.Tool != "" && d.req.Tool != r.Tool || r.Action != "" && d.req.Action != r.Action {
+			continue // the matcher's first test, spared
+		}
 		ok, _ := m.Allows(match.NewCache(d.req))
 		if ok {
 			return nil // it would reach a denied command, in part or whole

@@ -2,10 +2,12 @@ package suggest
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,4 +208,45 @@ func TestSuggestGenerated(t *testing.T) {
 		t.Fatalf("only %d rules from 300 logs: the logs test too little", made)
 	}
 	t.Logf("%d rules", made)
+}
+
+// TestCheckRefuses: a file whose rules say more, or less, than the
+// requests they came from is refused, whichever way it was changed, by
+// the checks of Check itself (the changed rules show no denied example
+// for the loader to find).
+func TestCheckRefuses(t *testing.T) {
+	s, rules := suggestFrom(example().entries, 5)
+	for _, c := range []struct {
+		name, want string
+		change     func(r []Rule)
+	}{
+		{"the home directory", "wider than the requests", func(r []Rule) { r[2].Dimensions["path"] = "/home/a/**" }},
+		{"/", "wider than the requests", func(r []Rule) { r[2].Dimensions["path"] = "/**" }},
+		{"a dimension left out", "leaves dimension", func(r []Rule) { r[2].Dimensions = map[string]string{} }},
+		{"a denied request", "a person denied", func(r []Rule) { r[1].Dimensions["command"] = "rm -rf *" }},
+		{"a deny's neighbour", "a person denied", func(r []Rule) { r[0].Dimensions["command"] = "{go test *,rm -rf /home/a/src}" }},
+		{"a source not in it", "does not match its own example", func(r []Rule) { r[0].Dimensions["command"] = "go test ./..." }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			changed := append([]Rule(nil), rules...)
+			for i := range changed {
+				changed[i].Dimensions = maps.Clone(changed[i].Dimensions)
+				changed[i].Denied = nil
+			}
+			file := filepath.Join(t.TempDir(), "changed.toml")
+			if err := os.WriteFile(file, File(changed), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Check(file, changed); err != nil {
+				t.Fatalf("the file as suggested is refused: %v", err)
+			}
+			c.change(changed)
+			if err := os.WriteFile(file, File(changed), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Check(file, changed); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("a file with %s: %v, want an error saying %q:\n%s", c.name, err, c.want, File(changed))
+			}
+		})
+	}
 }
