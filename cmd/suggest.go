@@ -86,7 +86,12 @@ func (o *suggestOptions) run(s streams) error {
 	}
 	sg := suggest.New(suggest.Options{Min: o.min, Since: since, Now: now, Home: s.getenv("HOME")})
 	q := state.AuditQuery{Since: since, Skipped: func(err error) { fmt.Fprintf(s.errOut, "askperm: audit log: %v\n", err) }}
-	if err := state.ScanAudit(dir, q, func(e state.AuditEntry) error { sg.Add(e); return nil }); err != nil {
+	add := func(e state.AuditEntry) error {
+		sg.Add(suggest.Entry{Time: e.Time, Decision: e.Decision, ByPerson: e.ByPerson(), Inexact: len(e.Inexact) > 0,
+			Tool: e.Tool, Server: e.Server, Source: e.Source, Action: e.Action, Dimensions: e.Dimensions, Shells: e.Shells})
+		return nil
+	}
+	if err := state.ScanAudit(dir, q, add); err != nil {
 		return &exitError{code: exitInternal, err: fmt.Errorf("audit log: %w", err)}
 	}
 	rules := sg.Rules()

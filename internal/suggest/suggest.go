@@ -22,7 +22,6 @@ import (
 	"github.com/askperm/askperm/internal/describe"
 	"github.com/askperm/askperm/internal/match"
 	"github.com/askperm/askperm/internal/shell"
-	"github.com/askperm/askperm/internal/state"
 )
 
 // Options say what a group needs to become a rule.
@@ -99,16 +98,31 @@ func New(opt Options) *Suggester {
 	return &Suggester{opt: opt, deniedInexactTools: map[[3]string]bool{}}
 }
 
+// Entry is what suggest reads of one line of the audit log
+// (state.AuditEntry).
+type Entry struct {
+	Time     time.Time
+	Decision string
+	// ByPerson says a person made the decision (state.AuditEntry.ByPerson).
+	ByPerson bool
+	// Inexact says some text of the line is not the request's.
+	Inexact                      bool
+	Tool, Server, Source, Action string
+	// Dimensions are the values by name; Shells the dialect of those that
+	// are command lines.
+	Dimensions, Shells map[string]string
+}
+
 // Add reads one entry of the audit log: only a person's allows and
 // denies count.
-func (s *Suggester) Add(e state.AuditEntry) {
+func (s *Suggester) Add(e Entry) {
 	if s.opt.Since.IsZero() || e.Time.Before(s.opt.Since) {
 		s.opt.Since = e.Time
 	}
-	if !e.ByPerson() || e.Decision != decision.Allow && e.Decision != decision.Deny {
+	if !e.ByPerson || e.Decision != decision.Allow && e.Decision != decision.Deny {
 		return
 	}
-	l := &logged{time: e.Time, allow: e.Decision == decision.Allow, exact: len(e.Inexact) == 0, req: requestOf(e)}
+	l := &logged{time: e.Time, allow: e.Decision == decision.Allow, exact: !e.Inexact, req: requestOf(e)}
 	if !l.allow {
 		s.denied = append(s.denied, l)
 		if !l.exact {
@@ -127,7 +141,7 @@ func (s *Suggester) Add(e state.AuditEntry) {
 }
 
 // requestOf is e's request, as far as the log keeps it.
-func requestOf(e state.AuditEntry) *decision.Request {
+func requestOf(e Entry) *decision.Request {
 	r := &decision.Request{Server: e.Server, Tool: e.Tool, Source: e.Source, Action: e.Action}
 	for _, name := range sortedKeys(e.Dimensions) {
 		d := decision.Dimension{Name: name, Value: e.Dimensions[name]}

@@ -11,23 +11,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/policy"
-	"github.com/askperm/askperm/internal/state"
 )
 
 var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 
 // gen builds audit entries one after the other, a minute apart.
 type gen struct {
-	entries []state.AuditEntry
+	entries []Entry
 }
 
 // add appends an entry: dims alternate name, value; a name starting
 // with "$" is a command line (bash).
-func (g *gen) add(decided string, cause decision.Cause, frontend decision.Frontend, server, tool, action string, dims ...string) *state.AuditEntry {
-	e := state.AuditEntry{Time: t0.Add(time.Duration(len(g.entries)) * time.Minute), Server: server, Tool: tool, Action: action,
-		Decision: decided, Persist: "once", Cause: cause, Frontend: frontend}
+func (g *gen) add(decided string, person bool, server, tool, action string, dims ...string) *Entry {
+	e := Entry{Time: t0.Add(time.Duration(len(g.entries)) * time.Minute), Server: server, Tool: tool, Action: action,
+		Decision: decided, ByPerson: person}
 	for i := 0; i < len(dims); i += 2 {
 		name := dims[i]
 		if name[0] == '$' {
@@ -46,8 +44,8 @@ func (g *gen) add(decided string, cause decision.Cause, frontend decision.Fronte
 	return &g.entries[len(g.entries)-1]
 }
 
-func (g *gen) person(decided, server, tool, action string, dims ...string) *state.AuditEntry {
-	return g.add(decided, decision.CauseUser, decision.FrontendTUI, server, tool, action, dims...)
+func (g *gen) person(decided, server, tool, action string, dims ...string) *Entry {
+	return g.add(decided, true, server, tool, action, dims...)
 }
 
 // example is the generated log of the issue: a person approving go test
@@ -81,6 +79,12 @@ func example() *gen {
 		g.person("allow", "fs", "write_file", "write", "path", p)
 	}
 	g.person("deny", "fs", "write_file", "write", "path", "/home/a/p/out/4")
+	// Approved five times, and a deny whose text the log did not keep:
+	// it stands against every rule of its tool.
+	for range 5 {
+		g.person("allow", "fs", "grep", "read", "path", "/home/a/p/lib/x.go")
+	}
+	g.person("deny", "fs", "grep", "read", "path", "/home/a/p/lib/\\x07.go").Inexact = true
 	// Hosts on two servers: five on one, three on the other.
 	for _, u := range []string{"https://docs.example.org/a", "https://docs.example.org/b?q=1", "https://docs.example.org/c/d", "https://docs.example.org/a", "https://docs.example.org/e"} {
 		g.person("allow", "web", "fetch", "network", "url", u)
@@ -91,16 +95,15 @@ func example() *gen {
 	// Decided by others: canned answers, rules, memory, timeouts; and
 	// by a person, but with text the log did not keep as sent.
 	for range 10 {
-		g.add("allow", decision.CauseUser, decision.FrontendAnswers, "", "Bash", "exec", "$command", "make build")
-		g.add("allow", decision.CauseRule, decision.FrontendRules, "", "Bash", "exec", "$command", "make lint")
-		g.add("allow", decision.CauseRule, decision.FrontendMemory, "", "Bash", "exec", "$command", "make vet")
-		g.add("deny", decision.CauseTimeout, decision.FrontendTUI, "", "Bash", "exec", "$command", "go test ./...")
-		g.person("allow", "", "Bash", "exec", "$command", "make all").Inexact = []string{"command"}
+		g.add("allow", false, "", "Bash", "exec", "$command", "make build")
+		g.add("deny", false, "", "Bash", "exec", "$command", "go test ./...")
+		g.person("allow", "", "Bash", "exec", "$command", "make all").Inexact = true
+		g.person("prompt", "", "Bash", "exec", "$command", "make vet")
 	}
 	return g
 }
 
-func suggestFrom(entries []state.AuditEntry, min int) (*Suggester, []Rule) {
+func suggestFrom(entries []Entry, min int) (*Suggester, []Rule) {
 	s := New(Options{Min: min, Since: t0, Now: t0.Add(10 * 24 * time.Hour), Home: "/home/a"})
 	for _, e := range entries {
 		s.Add(e)
