@@ -29,6 +29,10 @@ type Options struct {
 	// Bell rings the terminal bell (or the desktop's) when a prompt opens,
 	// for a person working in another window.
 	Bell bool
+	// NoClosingLine leaves out the line the terminal UI writes when its
+	// prompt closes: a caller that says itself what became of the request
+	// (askperm inbox, where closing a form decides nothing) sets it.
+	NoClosingLine bool
 }
 
 // Env reads the caller's environment; without one it is empty.

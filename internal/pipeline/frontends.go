@@ -24,7 +24,7 @@ func chain(c Config) []prompt.Frontend {
 		case decision.FrontendYad, decision.FrontendZenity:
 			fs = append(fs, dialog.New(n, o))
 		case decision.FrontendTeam:
-			fs = append(fs, team.New(c.Team, c.Warn))
+			fs = append(fs, prompt.Unavailable(team.New(c.Team, c.Warn), team.ErrUnavailable))
 		case decision.FrontendNone:
 			fs = append(fs, prompt.None{})
 		}

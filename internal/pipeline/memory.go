@@ -112,6 +112,8 @@ type call struct {
 	// ignored the answers not taken (form.Answer.Ignored).
 	approver string
 	ignored  []string
+	// asked is how long the frontends took, nil when none was asked.
+	asked *time.Duration
 	// release gives back the turn to ask a person, when held.
 	release func()
 	// sess is the request's binding for session memory, once computed.
@@ -287,15 +289,8 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 	}
 	var ops []policy.Opinion
 	for _, r := range rules {
-		v := policy.Allow
-		switch {
-		case r.Decision == decision.Deny && r.Maybe:
-			v = policy.Prompt // a computed command may be the denied one: ask
-		case r.Decision == decision.Deny:
-			v = policy.Deny
-		}
 		name := fmt.Sprintf("remembered rule %d", r.ID)
-		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory", Name: name, Commands: r.Commands})
+		ops = append(ops, ruleOpinion(r, "memory", name))
 		if c.saved == nil {
 			c.saved = map[string]time.Time{}
 		}
@@ -393,7 +388,7 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 		})
 		if err != nil {
 			d.Stop = false
-			p.notRemembered(c, d, fmt.Errorf("state store: %w", err), p.keepCount(c, d, err))
+			p.notRemembered(c, d, fmt.Errorf("state store: %w", err), p.keepCount(ctx, c, d, err))
 		}
 	}
 	e := auditEntry(c, d, ops, p.c.Now())
@@ -401,6 +396,7 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 	if err := p.appendAudit(ctx, e); err != nil {
 		p.c.Warn(fmt.Sprintf("audit log: %v", err))
 	}
+	p.recordTeam(ctx, e, d, ops)
 }
 
 // appendAudit appends e to the audit log. The requests of one process
@@ -472,12 +468,12 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 
 // keepCount keeps decision d's count for the breaker, to be folded in
 // by the next transaction that counts one, when its store could not be
-// opened in time (err), and says whether it was kept.
-func (p *Pipeline) keepCount(c *call, d *decision.Decision, err error) bool {
+// opened in time (err), and says whether it was kept; ctx bounds the wait.
+func (p *Pipeline) keepCount(ctx context.Context, c *call, d *decision.Decision, err error) bool {
 	if !errors.Is(err, state.ErrLocked) && !errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	return state.KeepCount(p.c.Memory.Dir, c.req.SessionID, d.Decision == decision.Deny) == nil
+	return state.KeepCount(ctx, p.c.Memory.Dir, c.req.SessionID, d.Decision == decision.Deny) == nil
 }
 
 // notRemembered says that recording decision d of c's request failed

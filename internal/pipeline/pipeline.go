@@ -139,6 +139,7 @@ func New(c Config) *Pipeline {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
+	c = withTeamMemory(c)
 	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c) }), store: newStoreHolder(), audit: make(chan struct{}, 1)}
 }
 
@@ -268,8 +269,10 @@ func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, o
 func (p *Pipeline) ask(ctx context.Context, c *call) (*decision.Decision, error) {
 	f := c.form
 	req := f.Req
+	asked := time.Now()
 	a, by, err := prompt.Ask(ctx, p.chain(), f)
-	c.approver, c.ignored = a.Approver, a.Ignored
+	took := time.Since(asked)
+	c.approver, c.ignored, c.asked = a.Approver, a.Ignored, &took
 	switch {
 	case ctx.Err() != nil:
 		return ended(ctx, req, by), nil

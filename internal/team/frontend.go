@@ -19,7 +19,6 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
-	"github.com/askperm/askperm/prompt"
 )
 
 // doneBound bounds writing a request's end to the done bucket: best
@@ -54,7 +53,12 @@ func New(c *Config, warn func(string)) *Frontend {
 // Name is "team".
 func (*Frontend) Name() decision.Frontend { return decision.FrontendTeam }
 
-// Ask asks the team about f's request. It is unavailable when team mode
+// ErrUnavailable is the team frontend unable to ask: the pipeline's
+// chain goes on to the next frontend, as for prompt.ErrUnavailable.
+var ErrUnavailable = errors.New("unavailable")
+
+// Ask asks the team about f's request, which must have a deadline
+// (prompt.Bounded). It is unavailable when team mode
 // is not configured or trusts no approver, when the form has no request
 // as sent, when askperm-team is not installed, when the bridge cannot
 // publish the request within ReachTimeout (the server unreachable, the
@@ -66,32 +70,29 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 	c := fe.c
 	switch {
 	case c == nil:
-		return form.Answer{}, fmt.Errorf("no [team] in config.toml: %w", prompt.ErrUnavailable)
+		return form.Answer{}, fmt.Errorf("no [team] in config.toml: %w", ErrUnavailable)
 	case len(c.Approvers) == 0:
-		return form.Answer{}, fmt.Errorf("%w: %w", ErrNoApprovers, prompt.ErrUnavailable)
+		return form.Answer{}, fmt.Errorf("%w: %w", ErrNoApprovers, ErrUnavailable)
 	case f.Sent() == nil:
-		return form.Answer{}, fmt.Errorf("the request as sent is unknown: %w", prompt.ErrUnavailable)
+		return form.Answer{}, fmt.Errorf("the request as sent is unknown: %w", ErrUnavailable)
 	}
 	// The approvers see, and sign for, the digest of the bytes sent: they
 	// must be those of the request asked about.
 	if d, err := decision.RequestSHA256(f.Sent()); err != nil || d != f.Req.SHA256 {
-		return form.Answer{}, fmt.Errorf("the request as sent is not the request asked about: %w", prompt.ErrUnavailable)
+		return form.Answer{}, fmt.Errorf("the request as sent is not the request asked about: %w", ErrUnavailable)
 	}
 	program, err := FindProgram(c.Program)
 	if err != nil {
-		return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
+		return form.Answer{}, fmt.Errorf("%w: %w", err, ErrUnavailable)
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = prompt.Bounded(ctx)
-		defer cancel()
-		deadline, _ = ctx.Deadline()
+		return form.Answer{}, fmt.Errorf("the request has no deadline: %w", ErrUnavailable)
 	}
 	start := BridgeStart{Config: *c, Request: f.Sent(), Digest: f.Req.SHA256, Deadline: deadline.UnixMilli()}
 	b, err := startBridge(program, start, fe.warn)
 	if err != nil {
-		return form.Answer{}, fmt.Errorf("%s: %w: %w", program, err, prompt.ErrUnavailable)
+		return form.Answer{}, fmt.Errorf("%s: %w: %w", program, err, ErrUnavailable)
 	}
 	defer b.kill()
 	r := &request{c: c, req: f.Req, deadline: deadline, warn: b.say, b: b}
@@ -178,14 +179,14 @@ func (r *request) wait(ctx context.Context) (form.Answer, error) {
 			}
 			if !published {
 				r.b.end(Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseUnavailable})
-				return form.Answer{}, fmt.Errorf("%w: %w", err, prompt.ErrUnavailable)
+				return form.Answer{}, fmt.Errorf("%w: %w", err, ErrUnavailable)
 			}
 			r.warn("team: " + err.Error() + "; no answer can arrive, the request waits for its deadline")
 			r.b.kill()
 			events = nil
 		case <-started.C:
 			r.b.end(Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseUnavailable})
-			return form.Answer{}, fmt.Errorf("the request was not published within %v: %w", startBound, prompt.ErrUnavailable)
+			return form.Answer{}, fmt.Errorf("the request was not published within %v: %w", startBound, ErrUnavailable)
 		case <-waitCtx.Done():
 			r.b.end(Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: endCause(ctx)})
 			<-ctx.Done()

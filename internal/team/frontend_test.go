@@ -176,7 +176,7 @@ func TestAskBridgeFails(t *testing.T) {
 		next := &teamtest.Next{}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		var said []string
-		_, by, err := prompt.Ask(ctx, []prompt.Frontend{New(&c, func(s string) { said = append(said, s) }), next},
+		_, by, err := prompt.Ask(ctx, []prompt.Frontend{prompt.Unavailable(New(&c, func(s string) { said = append(said, s) }), ErrUnavailable), next},
 			form.New(parse(t, testRequest), form.Options{Sent: []byte(testRequest)}))
 		cancel()
 		switch {
@@ -188,7 +188,7 @@ func TestAskBridgeFails(t *testing.T) {
 			t.Errorf("%s: %v by %s; the next frontend asked: %v", tc.name, err, by, next.Asked)
 		}
 		if !tc.published {
-			_, _, err := prompt.Ask(context.Background(), []prompt.Frontend{New(&c, nil)}, form.New(parse(t, testRequest), form.Options{Sent: []byte(testRequest)}))
+			_, _, err := prompt.Ask(context.Background(), []prompt.Frontend{prompt.Unavailable(New(&c, nil), ErrUnavailable)}, form.New(parse(t, testRequest), form.Options{Sent: []byte(testRequest)}))
 			if !errors.Is(err, prompt.ErrUnavailable) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s alone: %v, want unavailable: %q", tc.name, err, tc.want)
 			}

@@ -76,8 +76,9 @@ func DoneKey(h, d string) string { return h + "." + d }
 // keep each client to its own replies.
 func HostInbox(h string) string { return "_INBOX_" + h }
 
-// ApproverInbox is approver k's reply subject prefix.
-func ApproverInbox(k string) string { return "_INBOX_" + k[:min(16, len(k))] }
+// ApproverInbox is approver k's reply subject prefix: its whole public
+// key, as the server's permissions (docs/team/nats.conf) name it.
+func ApproverInbox(k string) string { return "_INBOX_" + k }
 
 // CheckDigest checks a request digest: lowercase hex SHA-256.
 func CheckDigest(d string) error {

@@ -27,7 +27,7 @@ func TestNames(t *testing.T) {
 		AnswerWatch("ci-1", "d"):                     "ci-1.d.>",
 		DoneKey("ci-1", "d"):                         "ci-1.d",
 		HostInbox("ci-1"):                            "_INBOX_ci-1",
-		ApproverInbox("UABCDEFGHIJKLMNOPQRSTUVWXYZ"): "_INBOX_UABCDEFGHIJKLMNO",
+		ApproverInbox("UABCDEFGHIJKLMNOPQRSTUVWXYZ"): "_INBOX_UABCDEFGHIJKLMNOPQRSTUVWXYZ",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)

@@ -53,5 +53,23 @@ team frontend asks, and the team commands of askperm an approver runs.`,
 			return wire.Bridge(ctx, in, out)
 		},
 	})
+	root.AddCommand(&cobra.Command{
+		Use:    "rules-fetch",
+		Short:  "Write the team's rules as JSON (run by askperm; the config as JSON on stdin)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return wire.RulesFetch(cmd.Context(), in, out)
+		},
+	})
+	root.AddCommand(&cobra.Command{
+		Use:    "audit-publish",
+		Short:  "Publish an audit line on the team's audit stream (run by askperm; {config, line} on stdin)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return wire.AuditPublish(cmd.Context(), in)
+		},
+	})
 	return root
 }

@@ -317,12 +317,12 @@ func TestAskUnavailable(t *testing.T) {
 		next := &teamtest.Next{}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		req := parse(t, testRequest)
-		_, by, err := prompt.Ask(ctx, []prompt.Frontend{team.New(tc.c, noWarning(t)), next}, form.New(req, form.Options{Sent: sent}))
+		_, by, err := prompt.Ask(ctx, []prompt.Frontend{prompt.Unavailable(team.New(tc.c, noWarning(t)), team.ErrUnavailable), next}, form.New(req, form.Options{Sent: sent}))
 		cancel()
 		if err != nil || by != decision.FrontendLine || !next.Asked {
 			t.Errorf("%s: %v by %s; the next frontend asked: %v", tc.name, err, by, next.Asked)
 		}
-		_, _, err = prompt.Ask(context.Background(), []prompt.Frontend{team.New(tc.c, nil)}, form.New(req, form.Options{Sent: sent}))
+		_, _, err = prompt.Ask(context.Background(), []prompt.Frontend{prompt.Unavailable(team.New(tc.c, nil), team.ErrUnavailable)}, form.New(req, form.Options{Sent: sent}))
 		if !errors.Is(err, prompt.ErrUnavailable) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s alone: %v, want unavailable: %q", tc.name, err, tc.want)
 		}
@@ -343,7 +343,7 @@ func TestAskDecidedBefore(t *testing.T) {
 		t.Fatalf("first: %+v, %v", r.a, r.err)
 	}
 	_, res = ask(ctx, fe, requestN(1))
-	if r := <-res; !errors.Is(r.err, prompt.ErrUnavailable) || !strings.Contains(r.err.Error(), "decided by the team before") {
+	if r := <-res; !errors.Is(r.err, team.ErrUnavailable) || !strings.Contains(r.err.Error(), "decided by the team before") {
 		t.Fatalf("again: %+v, %v", r.a, r.err)
 	}
 }

@@ -15,16 +15,28 @@ import (
 	"github.com/askperm/askperm/internal/team/teamtest"
 )
 
-// bridgeEnv makes this test binary the bridge: the team frontend under
-// test runs it as it runs askperm-team.
+// bridgeEnv makes this test binary askperm-team's hidden commands: the
+// team frontend and team memory under test run it as askperm-team.
 const bridgeEnv = "ASKPERM_TEST_WIRE_BRIDGE"
 
 // self is this test binary, the bridge of the frontends under test.
 var self string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(bridgeEnv) == "1" {
-		if err := Bridge(context.Background(), os.Stdin, os.Stdout); err != nil {
+	if os.Getenv(bridgeEnv) == "1" && len(os.Args) == 2 {
+		ctx := context.Background()
+		var err error
+		switch os.Args[1] {
+		case "bridge":
+			err = Bridge(ctx, os.Stdin, os.Stdout)
+		case "rules-fetch":
+			err = RulesFetch(ctx, os.Stdin, os.Stdout)
+		case "audit-publish":
+			err = AuditPublish(ctx, os.Stdin)
+		default:
+			err = fmt.Errorf("no command %q", os.Args[1])
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

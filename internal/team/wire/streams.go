@@ -57,11 +57,8 @@ type Buckets struct {
 	Answers, Done jetstream.KeyValue
 }
 
-// ErrNotSetUp is a team whose streams or buckets are missing.
-var ErrNotSetUp = errors.New("the team's streams are not set up: run askperm inbox once, as an approver")
-
 // Bind finds the request stream and the answers and done buckets; any
-// missing is ErrNotSetUp.
+// missing is team.ErrNotSetUp.
 func Bind(ctx context.Context, js jetstream.JetStream, c team.Config) (Buckets, error) {
 	n := c.Names()
 	if _, err := js.Stream(ctx, n.RequestStream()); err != nil {
@@ -80,7 +77,7 @@ func Bind(ctx context.Context, js jetstream.JetStream, c team.Config) (Buckets, 
 
 func notSetUp(name string, err error) error {
 	if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) {
-		return fmt.Errorf("%s: %w", name, ErrNotSetUp)
+		return fmt.Errorf("%s: %w", name, team.ErrNotSetUp)
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }

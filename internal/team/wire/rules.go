@@ -1,0 +1,76 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/team"
+)
+
+// WriteRule signs (team.SignRule) and writes, with create, the team rule of
+// approver kp's always-decision d of req to rules, the team's rules
+// bucket (Names.RulesBucket), and returns its id. The same rule written
+// twice is jetstream.ErrKeyExists.
+func WriteRule(ctx context.Context, rules jetstream.KeyValue, kp nkeys.KeyPair, req *decision.Request, d decision.Decision, now time.Time) (string, error) {
+	id, value, err := team.SignRule(kp, req, d, now)
+	if err != nil {
+		return "", err
+	}
+	if _, err := rules.Create(ctx, team.RuleKey(team.PublicKey(kp), id), value); err != nil {
+		return "", fmt.Errorf("%s: %w", rules.Bucket(), err)
+	}
+	return id, nil
+}
+
+// FetchRules reads every rule of the rules bucket of js (deleted ones
+// left out), in the bucket's order.
+func FetchRules(ctx context.Context, js jetstream.JetStream, n team.Names) ([]team.RuleEntry, error) {
+	kv, err := js.KeyValue(ctx, n.RulesBucket())
+	if err != nil {
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			return nil, fmt.Errorf("%s: %w", n.RulesBucket(), team.ErrNotSetUp)
+		}
+		return nil, fmt.Errorf("%s: %w", n.RulesBucket(), err)
+	}
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", n.RulesBucket(), err)
+	}
+	defer w.Stop()
+	rules := []team.RuleEntry{}
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("%s: the watch ended", n.RulesBucket())
+			case e == nil: // every rule present was given
+				return rules, nil
+			}
+			rules = append(rules, team.RuleEntry{Key: e.Key(), Value: e.Value()})
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", n.RulesBucket(), context.Cause(ctx))
+		}
+	}
+}
+
+// FetchRulesOf is FetchRules of host c's team, connected as the host:
+// askperm-team's hidden rules-fetch.
+func FetchRulesOf(ctx context.Context, c team.Config) ([]team.RuleEntry, error) {
+	nc, err := Connect(ctx, c, team.HostInbox(c.Host))
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	return FetchRules(ctx, js, c.Names())
+}
