@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/pipeline"
 	"github.com/askperm/askperm/internal/settings"
 )
@@ -56,7 +57,7 @@ func registerDeciding(c *cobra.Command, o *settings.Flags, verbose *bool) {
 const noRememberUsage = "use no state directory (as [state] remember = false): remembered rules and session approvals are neither used nor recorded, no audit log line is written, prompts of other askperm processes are not queued behind, the circuit breaker and prompt limits do not count, and no pane (askperm pane) is found"
 
 // command returns the cobra command use, running askperm ask.
-func (o *askOptions) command(s streams, use, short string) *cobra.Command {
+func (o *askOptions) command(s cli.Streams, use, short string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -70,30 +71,25 @@ func (o *askOptions) command(s streams, use, short string) *cobra.Command {
 	return c
 }
 
-// usage is an exit-64 error.
-func usage(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-func runAsk(s streams, o *askOptions) error {
-	set, err := settings.Resolve(o.Flags, s.getenv)
+func runAsk(s cli.Streams, o *askOptions) error {
+	set, err := settings.Resolve(o.Flags, s.Getenv)
 	if err != nil {
-		return usage("%v", err)
+		return cli.Usage("%v", err)
 	}
-	if isatty.IsTerminal(s.in.Fd()) {
-		return usage("stdin is a terminal: pipe one JSON request into askperm (see askperm --help)")
+	if isatty.IsTerminal(s.In.Fd()) {
+		return cli.Usage("stdin is a terminal: pipe one JSON request into askperm (see askperm --help)")
 	}
 	ctx, stop, p := oneShot(s, set, o.verbose)
 	defer stop()
-	ctx, cancel := watchCaller(ctx, s.decision)
+	ctx, cancel := watchCaller(ctx, s.Decision)
 	defer cancel()
-	return writeOutcome(s, p.Run(ctx, s.in), o.exitStatus)
+	return writeOutcome(s, p.Run(ctx, s.In), o.exitStatus)
 }
 
 // oneShot is the pipeline of a helper that decides one request, and its
-// context, which the signals that end a helper cancel (onSignals).
-func oneShot(s streams, set settings.Settings, verbose bool, tune ...func(*pipeline.Config)) (context.Context, func(), *pipeline.Pipeline) {
-	ctx, stop := onSignals(context.Background())
+// context, which the signals that end a helper cancel (cli.OnSignals).
+func oneShot(s cli.Streams, set settings.Settings, verbose bool, tune ...func(*pipeline.Config)) (context.Context, func(), *pipeline.Pipeline) {
+	ctx, stop := cli.OnSignals(context.Background())
 	c := pipelineConfig(s, set, verbose)
 	for _, t := range tune {
 		t(&c)
@@ -102,13 +98,13 @@ func oneShot(s streams, set settings.Settings, verbose bool, tune ...func(*pipel
 }
 
 // newPipeline is the pipeline the settings describe.
-func newPipeline(s streams, set settings.Settings, verbose bool) *pipeline.Pipeline {
+func newPipeline(s cli.Streams, set settings.Settings, verbose bool) *pipeline.Pipeline {
 	return pipeline.New(pipelineConfig(s, set, verbose))
 }
 
 // pipelineConfig is the configuration of the pipeline the settings
 // describe.
-func pipelineConfig(s streams, set settings.Settings, verbose bool) pipeline.Config {
+func pipelineConfig(s cli.Streams, set settings.Settings, verbose bool) pipeline.Config {
 	resolvePane(&set)
 	var memory *pipeline.Memory
 	if set.StateDir != "" {
@@ -128,34 +124,34 @@ func pipelineConfig(s streams, set settings.Settings, verbose bool) pipeline.Con
 		Frontends:  set.Frontends,
 		Prompt:     set.Prompt,
 		Team:       set.Team,
-		Warn:       func(m string) { warn(s.errOut, m) },
+		Warn:       func(m string) { cli.Warn(s.ErrOut, m) },
 		Verbose:    verbose,
 	}
 }
 
 // writeOutcome writes the outcome's decision, if it has one, and returns
 // its exit status.
-func writeOutcome(s streams, out pipeline.Outcome, exitStatus bool) error {
+func writeOutcome(s cli.Streams, out pipeline.Outcome, exitStatus bool) error {
 	if out.Decision == nil {
-		code := exitInternal
+		code := cli.ExitInternal
 		switch {
 		case errors.Is(out.Err, pipeline.ErrInvalidRequest):
-			code = exitRequest
+			code = cli.ExitRequest
 		case errors.Is(out.Err, pipeline.ErrNoMatch):
-			code = exitNoMatch
+			code = cli.ExitNoMatch
 		case errors.Is(out.Err, pipeline.ErrBadAnswer):
-			code = exitUsage
+			code = cli.ExitUsage
 		}
-		return &exitError{code: code, err: out.Err}
+		return &cli.ExitError{Code: code, Err: out.Err}
 	}
-	if _, err := s.decision.Write(decision.Encode(*out.Decision)); err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("writing the decision: %w", err)}
+	if _, err := s.Decision.Write(decision.Encode(*out.Decision)); err != nil {
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("writing the decision: %w", err)}
 	}
 	if out.Err != nil {
-		return &exitError{code: exitInternal, err: out.Err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: out.Err}
 	}
-	if code := statusOf(*out.Decision, exitStatus); code != exitOK {
-		return &exitError{code: code}
+	if code := statusOf(*out.Decision, exitStatus); code != cli.ExitOK {
+		return &cli.ExitError{Code: code}
 	}
 	return nil
 }
@@ -164,12 +160,12 @@ func writeOutcome(s streams, out pipeline.Outcome, exitStatus bool) error {
 func statusOf(d decision.Decision, exitStatus bool) int {
 	switch {
 	case !exitStatus || d.Decision == decision.Allow:
-		return exitOK
+		return cli.ExitOK
 	case d.Cause == decision.CauseTimeout:
-		return exitTimeout
+		return cli.ExitTimeout
 	case d.Cause == decision.CauseCancelled:
-		return exitCancel
+		return cli.ExitCancel
 	default:
-		return exitDeny
+		return cli.ExitDeny
 	}
 }

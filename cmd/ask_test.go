@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/pipeline"
 )
 
@@ -37,7 +38,7 @@ func invoke(t *testing.T, req string, env map[string]string, args ...string) (in
 		env = map[string]string{}
 	}
 	env["XDG_CONFIG_HOME"] = dir // no config file unless a test writes one
-	s := streams{in: stdin, decision: stdout, errOut: &stderr, getenv: func(k string) string { return env[k] }}
+	s := cli.Streams{In: stdin, Decision: stdout, ErrOut: &stderr, Getenv: func(k string) string { return env[k] }}
 	code := run(s, args)
 	out, err := os.ReadFile(stdout.Name())
 	if err != nil {
@@ -82,7 +83,7 @@ func TestUsageErrors(t *testing.T) {
 		{"argument", []string{"allow"}, nil, `unknown command "allow"`},
 	} {
 		code, stdout, stderr := invoke(t, `{"action":"x"}`, tc.env, tc.args...)
-		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) || !strings.HasPrefix(stderr, "askperm: ") {
+		if code != cli.ExitUsage || stdout != "" || !strings.Contains(stderr, tc.want) || !strings.HasPrefix(stderr, "askperm: ") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 64 and %q", tc.name, code, stdout, stderr, tc.want)
 		}
 	}
@@ -153,10 +154,10 @@ func TestWriteOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stderr bytes.Buffer
-		code := exitOK
-		var ee *exitError
-		if err := writeOutcome(streams{decision: out, errOut: &stderr}, tc.out, tc.exitStatus); errors.As(err, &ee) {
-			code = ee.code
+		code := cli.ExitOK
+		var ee *cli.ExitError
+		if err := writeOutcome(cli.Streams{Decision: out, ErrOut: &stderr}, tc.out, tc.exitStatus); errors.As(err, &ee) {
+			code = ee.Code
 		}
 		written, _ := os.ReadFile(out.Name())
 		out.Close()
@@ -169,7 +170,7 @@ func TestWriteOutcome(t *testing.T) {
 // An invalid request writes nothing and exits 65, with its reason.
 func TestInvalidRequest(t *testing.T) {
 	code, stdout, stderr := invoke(t, `{"action":"x","tol":"y"}`, nil, "--answer", "allow-once")
-	if code != exitRequest || stdout != "" || !strings.Contains(stderr, `"tol"`) {
+	if code != cli.ExitRequest || stdout != "" || !strings.Contains(stderr, `"tol"`) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

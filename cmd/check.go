@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/pipeline"
 	"github.com/askperm/askperm/internal/settings"
 )
@@ -48,7 +48,7 @@ type opinionJSON struct {
 	Opinion string `json:"opinion"`
 }
 
-func newCheck(s streams) *cobra.Command {
+func newCheck(s cli.Streams) *cobra.Command {
 	o := &checkOptions{}
 	c := &cobra.Command{
 		Use:   "check",
@@ -70,45 +70,35 @@ func checkFlags(f *pflag.FlagSet, o *settings.Flags, json *bool, jsonUsage strin
 	f.BoolVar(json, "json", false, jsonUsage)
 }
 
-func runCheck(s streams, o *checkOptions) error {
+func runCheck(s cli.Streams, o *checkOptions) error {
 	p, _, err := checker(s, o.Flags, "check")
 	if err != nil {
 		return err
 	}
-	res, err := p.Check(context.Background(), s.in)
+	res, err := p.Check(context.Background(), s.In)
 	if err != nil {
 		return checkError(err)
 	}
 	out := checkResult(res)
 	if o.json {
-		return writeJSON(s.decision, out)
+		return cli.WriteJSON(s.Decision, out)
 	}
-	w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(s.Decision, 0, 4, 2, ' ', 0)
 	writeCheck(w, out)
 	return w.Flush()
 }
 
-// writeJSON writes v to out as one line of JSON.
-func writeJSON(out io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(append(b, '\n'))
-	return err
-}
-
 // checker is the pipeline that check and explain (command) ask, and the
 // settings it was made of.
-func checker(s streams, flags settings.Flags, command string) (*pipeline.Pipeline, settings.Settings, error) {
-	set, err := settings.Resolve(flags, s.getenv)
+func checker(s cli.Streams, flags settings.Flags, command string) (*pipeline.Pipeline, settings.Settings, error) {
+	set, err := settings.Resolve(flags, s.Getenv)
 	if err != nil {
-		return nil, set, usage("%v", err)
+		return nil, set, cli.Usage("%v", err)
 	}
-	if isatty.IsTerminal(s.in.Fd()) {
-		return nil, set, usage("stdin is a terminal: pipe one JSON request into askperm %s", command)
+	if isatty.IsTerminal(s.In.Fd()) {
+		return nil, set, cli.Usage("stdin is a terminal: pipe one JSON request into askperm %s", command)
 	}
-	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Team: set.Team, Warn: func(m string) { warn(s.errOut, m) }}
+	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Team: set.Team, Warn: func(m string) { cli.Warn(s.ErrOut, m) }}
 	if !set.Policy.Empty() {
 		cfg.Policy = []pipeline.Source{set.Policy.Opinions}
 	}
@@ -122,9 +112,9 @@ func checker(s streams, flags settings.Flags, command string) (*pipeline.Pipelin
 // is not one, 70 else.
 func checkError(err error) error {
 	if errors.Is(err, pipeline.ErrInvalidRequest) {
-		return &exitError{code: exitRequest, err: err}
+		return &cli.ExitError{Code: cli.ExitRequest, Err: err}
 	}
-	return &exitError{code: exitInternal, err: err}
+	return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 }
 
 // checkResult is what check says of res.

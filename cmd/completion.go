@@ -6,27 +6,23 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 )
 
 // completeDeciding completes the values of the deciding flags
 // (registerDeciding): the canned choices, the frontend list, --tty auto.
 func completeDeciding(c *cobra.Command) {
-	must(c.RegisterFlagCompletionFunc("answer", fixed(settings.ChoiceNames()...)))
-	must(c.RegisterFlagCompletionFunc("frontend", completeFrontends))
-	must(c.RegisterFlagCompletionFunc("tty", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	cli.Must(c.RegisterFlagCompletionFunc("answer", cli.Fixed(settings.ChoiceNames()...)))
+	cli.Must(c.RegisterFlagCompletionFunc("frontend", completeFrontends))
+	cli.Must(c.RegisterFlagCompletionFunc("tty", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		// auto, or a terminal's path.
 		return []cobra.Completion{cobra.CompletionWithDesc(ttyAuto, "the pane kept for approvals, when one runs")}, cobra.ShellCompDirectiveDefault
 	}))
 	for _, file := range []string{"answers", "config", "rules"} {
-		must(c.MarkFlagFilename(file, "toml"))
+		cli.Must(c.MarkFlagFilename(file, "toml"))
 	}
-	must(c.MarkFlagDirname("state-dir"))
-}
-
-// fixed completes a flag from a fixed list of values.
-func fixed(values ...string) cobra.CompletionFunc {
-	return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	cli.Must(c.MarkFlagDirname("state-dir"))
 }
 
 // completeFrontends completes the last name of a comma-separated frontend
@@ -41,12 +37,4 @@ func completeFrontends(_ *cobra.Command, _ []string, toComplete string) ([]cobra
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// must panics on an error of a flag's registration: a misspelt flag name,
-// a programming error every test run finds.
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
 }

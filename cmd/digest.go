@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/pipeline"
 	"github.com/askperm/askperm/internal/settings"
 )
@@ -18,7 +19,7 @@ type digestOptions struct {
 	timeout, maxRequest string
 }
 
-func newDigest(s streams) *cobra.Command {
+func newDigest(s cli.Streams) *cobra.Command {
 	o := &digestOptions{}
 	c := &cobra.Command{
 		Use:     "digest",
@@ -35,32 +36,32 @@ func newDigest(s streams) *cobra.Command {
 
 // runDigest reads one request as askperm ask does, refuses what ask would
 // refuse, and prints its request_sha256.
-func runDigest(s streams, o *digestOptions) error {
+func runDigest(s cli.Streams, o *digestOptions) error {
 	timeout, maxRequest := settings.DefaultTimeout, int64(settings.DefaultMaxRequest)
 	var err error
 	if o.timeout != "" {
 		if timeout, err = settings.ParseTimeout(o.timeout); err != nil {
-			return usage("--timeout: %v", err)
+			return cli.Usage("--timeout: %v", err)
 		}
 	}
 	if o.maxRequest != "" {
 		if maxRequest, err = settings.ParseSize(o.maxRequest); err != nil {
-			return usage("--max-request: %v", err)
+			return cli.Usage("--max-request: %v", err)
 		}
 	}
-	if isatty.IsTerminal(s.in.Fd()) {
-		return usage("stdin is a terminal: pipe one JSON request into askperm digest")
+	if isatty.IsTerminal(s.In.Fd()) {
+		return cli.Usage("stdin is a terminal: pipe one JSON request into askperm digest")
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, pipeline.ErrTimeout)
 	defer cancel()
-	raw, err := pipeline.Read(ctx, s.in, maxRequest)
+	raw, err := pipeline.Read(ctx, s.In, maxRequest)
 	if err != nil {
-		return &exitError{code: exitRequest, err: err}
+		return &cli.ExitError{Code: cli.ExitRequest, Err: err}
 	}
 	req, err := decision.Parse(raw) // the digest comes from the same parse
 	if err != nil {
-		return &exitError{code: exitRequest, err: fmt.Errorf("askperm would refuse this request, so no decision carries its digest: %w", err)}
+		return &cli.ExitError{Code: cli.ExitRequest, Err: fmt.Errorf("askperm would refuse this request, so no decision carries its digest: %w", err)}
 	}
-	_, err = s.decision.WriteString(req.SHA256 + "\n")
+	_, err = s.Decision.WriteString(req.SHA256 + "\n")
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/setup"
 )
@@ -15,7 +16,7 @@ import (
 const doctorExample = `  askperm doctor
   askperm doctor --json | jq -r '.checks[] | select(.status != "ok") | .fix'`
 
-func newDoctor(s streams) *cobra.Command {
+func newDoctor(s cli.Streams) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "doctor",
@@ -33,21 +34,21 @@ would do now, here and for the hooks. Exit 0 when nothing fails, 1 otherwise.`,
 	return c
 }
 
-func runDoctor(s streams, asJSON bool) error {
+func runDoctor(s cli.Streams, asJSON bool) error {
 	dir, err := os.Getwd()
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 	}
 	self, _ := os.Executable() // without it, hooks are recognised by the name askperm
-	set, err := settings.Resolve(settings.Flags{}, s.getenv)
+	set, err := settings.Resolve(settings.Flags{}, s.Getenv)
 	if err != nil { // the config and rules checks say why; the rest runs on the defaults
-		set = setup.Defaults(s.getenv)
+		set = setup.Defaults(s.Getenv)
 	}
 	away := set
 	awayFromAgent(&away)
 	resolvePane(&away)
 	d := setup.Doctor{
-		Getenv: s.getenv, Place: setup.Place{Getenv: s.getenv, Dir: dir},
+		Getenv: s.Getenv, Place: setup.Place{Getenv: s.Getenv, Dir: dir},
 		StateDir: set.StateDir, Dialogs: set.Prompt.DialogPaths, Self: self,
 		Here: setup.Chain{Frontends: set.Frontends, Prompt: set.Prompt},
 		Away: setup.Chain{Frontends: away.Frontends, Prompt: away.Prompt},
@@ -63,20 +64,20 @@ func runDoctor(s streams, asJSON bool) error {
 			Checks []setup.Check `json:"checks"`
 		}{ok, checks})
 		if err != nil {
-			return &exitError{code: exitInternal, err: err}
+			return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 		}
-		fmt.Fprintf(s.decision, "%s\n", b)
+		fmt.Fprintf(s.Decision, "%s\n", b)
 	} else {
 		for _, c := range checks {
 			line := fmt.Sprintf("%-4s %s: %s", c.Status, c.Name, c.Detail)
 			if c.Fix != "" {
 				line += " → " + c.Fix
 			}
-			fmt.Fprintln(s.decision, line)
+			fmt.Fprintln(s.Decision, line)
 		}
 	}
 	if !ok {
-		return &exitError{code: exitDeny}
+		return &cli.ExitError{Code: cli.ExitDeny}
 	}
 	return nil
 }

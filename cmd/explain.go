@@ -15,6 +15,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/gate"
 	"github.com/askperm/askperm/internal/hook"
 	"github.com/askperm/askperm/internal/pipeline"
@@ -66,7 +67,7 @@ const explainExample = `  askperm explain claude-code < payload.json
     askperm explain mcp-call --name fs --annotations '{"destructiveHint":false}'
   askperm explain request --json < request.json`
 
-func newExplain(s streams) *cobra.Command {
+func newExplain(s cli.Streams) *cobra.Command {
 	o := &explainOptions{}
 	c := &cobra.Command{
 		Use:     "explain SOURCE",
@@ -75,7 +76,7 @@ func newExplain(s streams) *cobra.Command {
 		Example: explainExample,
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return usage("explain: name the source: claude-code, codex, mcp-call or request")
+			return cli.Usage("explain: name the source: claude-code, codex, mcp-call or request")
 		},
 	}
 	f := c.PersistentFlags()
@@ -106,11 +107,11 @@ tool is taken as MCP's default, destructive and open-world.`,
 				name = gate.DefaultName(args)
 			}
 			if name == "" {
-				return usage("explain mcp-call: give the server's name: --name NAME, or its command line after --")
+				return cli.Usage("explain mcp-call: give the server's name: --name NAME, or its command line after --")
 			}
 			ann, err := readAnnotations(o.annotations)
 			if err != nil {
-				return usage("explain mcp-call: --annotations: %v", err)
+				return cli.Usage("explain mcp-call: --annotations: %v", err)
 			}
 			return runExplain(s, o, func(in []byte) (*decision.Request, error) { return gate.CallRequest(in, name, ann) })
 		},
@@ -148,7 +149,7 @@ func readAnnotations(arg string) (*decision.Annotations, error) {
 
 // runExplain builds the request of what is on stdin (build nil: it is a
 // request) and says what would decide it.
-func runExplain(s streams, o *explainOptions, build builder) error {
+func runExplain(s cli.Streams, o *explainOptions, build builder) error {
 	p, set, err := checker(s, o.Flags, "explain")
 	if err != nil {
 		return err
@@ -157,18 +158,18 @@ func runExplain(s streams, o *explainOptions, build builder) error {
 	// closes stdin ends in exit 65, never a hang.
 	ctx, cancel := context.WithTimeoutCause(context.Background(), set.Timeout, pipeline.ErrTimeout)
 	defer cancel()
-	in, err := pipeline.ReadRequest(ctx, s.in, set.MaxRequest)
+	in, err := pipeline.ReadRequest(ctx, s.In, set.MaxRequest)
 	if err != nil {
-		return &exitError{code: exitRequest, err: err}
+		return &cli.ExitError{Code: cli.ExitRequest, Err: err}
 	}
 	raw := in
 	if build != nil {
 		req, err := build(in)
 		if err != nil {
-			return &exitError{code: exitRequest, err: fmt.Errorf("explain: %w", err)}
+			return &cli.ExitError{Code: cli.ExitRequest, Err: fmt.Errorf("explain: %w", err)}
 		}
 		if raw, _, err = decision.EncodeRequest(req); err != nil {
-			return &exitError{code: exitRequest, err: fmt.Errorf("explain: the call cannot be asked about: %w", err)}
+			return &cli.ExitError{Code: cli.ExitRequest, Err: fmt.Errorf("explain: the call cannot be asked about: %w", err)}
 		}
 	}
 	res, err := p.Check(ctx, bytes.NewReader(raw))
@@ -188,11 +189,11 @@ func runExplain(s streams, o *explainOptions, build builder) error {
 	}
 	if o.json {
 		out.Request = bytes.TrimSpace(raw)
-		return writeJSON(s.decision, out)
+		return cli.WriteJSON(s.Decision, out)
 	}
-	fmt.Fprintf(s.decision, "request:\n%s\n", asciiJSON(pretty.Bytes()))
-	fmt.Fprintf(s.decision, "\nquestion: %s\n\n", out.Question)
-	w := tabwriter.NewWriter(s.decision, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(s.Decision, "request:\n%s\n", asciiJSON(pretty.Bytes()))
+	fmt.Fprintf(s.Decision, "\nquestion: %s\n\n", out.Question)
+	w := tabwriter.NewWriter(s.Decision, 0, 4, 2, ' ', 0)
 	writeCheck(w, out.checkJSON)
 	if o.verbose && out.Result == "prompt" {
 		if len(out.Misses) == 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/askperm/askperm/internal/cli"
 )
 
 // explain reads its stdin under askperm's deadline, as check does: a
@@ -34,7 +36,7 @@ func TestExplainUnclosedStdinEnds(t *testing.T) {
 		env := map[string]string{"XDG_CONFIG_HOME": dir}
 		done := make(chan int, 1)
 		go func() {
-			done <- run(streams{in: pr, decision: stdout, errOut: &stderr, getenv: func(k string) string { return env[k] }}, args)
+			done <- run(cli.Streams{In: pr, Decision: stdout, ErrOut: &stderr, Getenv: func(k string) string { return env[k] }}, args)
 		}()
 		var code int
 		select {
@@ -45,7 +47,7 @@ func TestExplainUnclosedStdinEnds(t *testing.T) {
 		pw.Close()
 		pr.Close()
 		stdout.Close()
-		if code != exitRequest || !strings.Contains(stderr.String(), "request not fully read") {
+		if code != cli.ExitRequest || !strings.Contains(stderr.String(), "request not fully read") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
 		}
 	}

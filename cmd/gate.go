@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/gate"
 	"github.com/askperm/askperm/internal/settings"
 )
@@ -17,7 +18,7 @@ type gateOptions struct {
 	name string
 }
 
-func newGate(s streams) *cobra.Command {
+func newGate(s cli.Streams) *cobra.Command {
 	o := &gateOptions{}
 	c := &cobra.Command{
 		Use:   "gate [flags] -- COMMAND [ARGS...]",
@@ -25,7 +26,7 @@ func newGate(s streams) *cobra.Command {
 		Long:  gateLong,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usage("gate: give the MCP server's command line after --: askperm gate [flags] -- COMMAND [ARGS...]")
+				return cli.Usage("gate: give the MCP server's command line after --: askperm gate [flags] -- COMMAND [ARGS...]")
 			}
 			return nil
 		},
@@ -37,7 +38,7 @@ func newGate(s streams) *cobra.Command {
 	registerDeciding(c, &o.Flags, &o.verbose)
 	// Without --, the server's own flags are read as the gate's.
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usage("gate: %v: put -- before the server's command line, as in askperm gate --rules r.toml -- npx -y server", err)
+		return cli.Usage("gate: %v: put -- before the server's command line, as in askperm gate --rules r.toml -- npx -y server", err)
 	})
 	c.Flags().StringVar(&o.name, "name", "", "the server's name in requests and rules (default: from COMMAND, see above)")
 	return c
@@ -64,23 +65,23 @@ server's own words when it differs. Give --name when a runner's flags take
 values (npx --package x y) or two servers share a command.`
 
 // runGate runs the gate and exits with the server's status.
-func runGate(s streams, o *gateOptions, command []string) error {
-	set, err := settings.Resolve(o.Flags, s.getenv)
+func runGate(s cli.Streams, o *gateOptions, command []string) error {
+	set, err := settings.Resolve(o.Flags, s.Getenv)
 	if err != nil {
-		return usage("%v", err)
+		return cli.Usage("%v", err)
 	}
 	awayFromAgent(&set) // the MCP client that spawned the gate owns the terminal
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	code, err := gate.Run(ctx, gate.Config{
 		Command: command, Name: o.name, Pipeline: newPipeline(s, set, o.verbose),
-		In: s.in, Out: s.decision, Stderr: s.errOut,
+		In: s.In, Out: s.Decision, Stderr: s.ErrOut,
 	})
 	switch {
 	case err != nil:
-		return &exitError{code: exitInternal, err: err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 	case code != 0:
-		return &exitError{code: code}
+		return &cli.ExitError{Code: code}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 )
 
@@ -25,7 +26,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("help lacks %q", want)
 		}
 	}
-	for _, status := range []int{exitOK, exitDeny, exitBlock, exitUsage, exitRequest, exitNoMatch, exitInternal, exitTimeout, exitCancel} {
+	for _, status := range []int{cli.ExitOK, cli.ExitDeny, exitBlock, cli.ExitUsage, cli.ExitRequest, cli.ExitNoMatch, cli.ExitInternal, cli.ExitTimeout, cli.ExitCancel} {
 		if !strings.Contains(stdout, "\n    "+strconv.Itoa(status)+" ") {
 			t.Errorf("help does not explain exit status %d", status)
 		}
@@ -101,12 +102,12 @@ func TestDigest(t *testing.T) {
 		code      int
 		want      string
 	}{
-		{"not JSON", `{"action":`, nil, exitRequest, "askperm would refuse this request"},
-		{"not a request", `{"action":"x","colour":"red"}`, nil, exitRequest, `field "colour": unknown field`},
-		{"duplicate name", `{"action":"x","action":"y"}`, nil, exitRequest, "askperm would refuse this request"},
-		{"too large", `{"action":"x"}`, []string{"--max-request", "4"}, exitRequest, "request larger than 4 bytes (raise --max-request)"},
-		{"bad size", `{"action":"x"}`, []string{"--max-request", "big"}, exitUsage, `--max-request: "big" is not a positive byte count`},
-		{"argument", `{"action":"x"}`, []string{"extra"}, exitUsage, "unknown command"},
+		{"not JSON", `{"action":`, nil, cli.ExitRequest, "askperm would refuse this request"},
+		{"not a request", `{"action":"x","colour":"red"}`, nil, cli.ExitRequest, `field "colour": unknown field`},
+		{"duplicate name", `{"action":"x","action":"y"}`, nil, cli.ExitRequest, "askperm would refuse this request"},
+		{"too large", `{"action":"x"}`, []string{"--max-request", "4"}, cli.ExitRequest, "request larger than 4 bytes (raise --max-request)"},
+		{"bad size", `{"action":"x"}`, []string{"--max-request", "big"}, cli.ExitUsage, `--max-request: "big" is not a positive byte count`},
+		{"argument", `{"action":"x"}`, []string{"extra"}, cli.ExitUsage, "unknown command"},
 	} {
 		code, stdout, stderr := invoke(t, tc.req, nil, append([]string{"digest"}, tc.args...)...)
 		if code != tc.code || stdout != "" || !strings.Contains(stderr, tc.want) {

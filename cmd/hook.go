@@ -11,6 +11,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/hook"
 	"github.com/askperm/askperm/internal/pipeline"
 	"github.com/askperm/askperm/internal/settings"
@@ -27,7 +28,7 @@ const exitBlock = 2
 // so askperm answers before the agent kills it, which would not block.
 const hookTimeout = 50 * time.Second
 
-func newHook(s streams) *cobra.Command {
+func newHook(s cli.Streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hook AGENT",
 		Short: "Answer an agent's permission hook",
@@ -35,16 +36,16 @@ func newHook(s streams) *cobra.Command {
 		// and exit 0 would leave every call to the agent's own rules.
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &exitError{code: exitBlock, err: fmt.Errorf("hook: no agent %q (claude-code or codex); blocked", args[0])}
+				return &cli.ExitError{Code: exitBlock, Err: fmt.Errorf("hook: no agent %q (claude-code or codex); blocked", args[0])}
 			}
 			return nil
 		},
 		RunE: func(*cobra.Command, []string) error {
-			return &exitError{code: exitBlock, err: errors.New("hook: name the agent (askperm hook claude-code or askperm hook codex); blocked")}
+			return &cli.ExitError{Code: exitBlock, Err: errors.New("hook: name the agent (askperm hook claude-code or askperm hook codex); blocked")}
 		},
 	}
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitBlock, err: fmt.Errorf("hook: %w (name the agent first: askperm hook claude-code or askperm hook codex); blocked", err)}
+		return &cli.ExitError{Code: exitBlock, Err: fmt.Errorf("hook: %w (name the agent first: askperm hook claude-code or askperm hook codex); blocked", err)}
 	})
 	c.AddCommand(
 		newAgentHook(s, hook.ClaudeCode, "Answer a Claude Code PreToolUse or PermissionRequest hook (fails closed: a deny answer, or exit 2)"),
@@ -66,7 +67,7 @@ in the agent's own format. A hook's defaults differ from askperm's:
 Exit status: 0 with an answer (or none, when the agent is to ask itself),
 2 blocked.`
 
-func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
+func newAgentHook(s cli.Streams, agent hook.Agent, short string) *cobra.Command {
 	o := &decidingOptions{}
 	c := &cobra.Command{
 		Use:   agent.Name,
@@ -100,10 +101,10 @@ func newAgentHook(s streams, agent hook.Agent, short string) *cobra.Command {
 // on exit 2, and exit 2. payload is nil when it was not read yet: it is
 // read then, to learn the event, unless stdin is a terminal (a person
 // trying the command, no agent).
-func failHook(s streams, agent hook.Agent, payload []byte, err error) error {
-	if payload == nil && !isatty.IsTerminal(s.in.Fd()) {
+func failHook(s cli.Streams, agent hook.Agent, payload []byte, err error) error {
+	if payload == nil && !isatty.IsTerminal(s.In.Fd()) {
 		ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
-		payload, _ = pipeline.Read(ctx, s.in, settings.DefaultMaxRequest)
+		payload, _ = pipeline.Read(ctx, s.In, settings.DefaultMaxRequest)
 		cancel()
 	}
 	err = fmt.Errorf("blocked: %w", err)
@@ -113,15 +114,15 @@ func failHook(s streams, agent hook.Agent, payload []byte, err error) error {
 		deny, _ = agent.Deny("PermissionRequest", "askperm: "+err.Error())
 	}
 	if deny != nil {
-		if _, werr := s.decision.Write(deny); werr == nil && ok {
-			return &exitError{code: exitOK, err: err}
+		if _, werr := s.Decision.Write(deny); werr == nil && ok {
+			return &cli.ExitError{Code: cli.ExitOK, Err: err}
 		}
 	}
-	return &exitError{code: exitBlock, err: err}
+	return &cli.ExitError{Code: exitBlock, Err: err}
 }
 
-func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
-	set, err := settings.Resolve(o.Flags, s.getenv)
+func runHook(s cli.Streams, o *decidingOptions, agent hook.Agent) error {
+	set, err := settings.Resolve(o.Flags, s.Getenv)
 	if err != nil {
 		return failHook(s, agent, nil, err)
 	}
@@ -135,7 +136,7 @@ func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, set.Timeout, pipeline.ErrTimeout)
 	defer cancel()
-	payload, err := pipeline.Read(ctx, s.in, set.MaxRequest)
+	payload, err := pipeline.Read(ctx, s.In, set.MaxRequest)
 	if err != nil {
 		return failHook(s, agent, append([]byte{}, payload...), err) // what was read tells the event
 	}
@@ -143,8 +144,8 @@ func runHook(s streams, o *decidingOptions, agent hook.Agent) error {
 	if err != nil {
 		return failHook(s, agent, payload, err)
 	}
-	if _, err := s.decision.Write(answer); err != nil {
-		return &exitError{code: exitBlock, err: fmt.Errorf("blocked: writing the answer: %w", err)}
+	if _, err := s.Decision.Write(answer); err != nil {
+		return &cli.ExitError{Code: exitBlock, Err: fmt.Errorf("blocked: writing the answer: %w", err)}
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/inbox"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/team"
@@ -37,7 +38,7 @@ type inboxOptions struct {
 // for inbox list and inbox answer.
 const inboxWait = 30 * time.Second
 
-func newInbox(s streams) *cobra.Command {
+func newInbox(s cli.Streams) *cobra.Command {
 	o := &inboxOptions{}
 	c := &cobra.Command{
 		Use:   "inbox",
@@ -109,18 +110,18 @@ once.`,
 	f.StringToStringVar(&o.scopes, "scope", nil, "always: DIMENSION=MATCH, the scope the rule covers of a dimension (repeatable)")
 	f.StringVar(&o.workdirScope, "workdir-scope", "", "always: selected (this workdir, the default) or all")
 	f.StringVar(&o.lifetime, "lifetime", "", "always: how long the rule lives: indefinite (the default), 900 or 57600 (seconds)")
-	must(answer.RegisterFlagCompletionFunc("workdir-scope", fixed("selected", "all")))
-	must(answer.RegisterFlagCompletionFunc("lifetime", fixed(decision.Lifetimes...)))
+	cli.Must(answer.RegisterFlagCompletionFunc("workdir-scope", cli.Fixed("selected", "all")))
+	cli.Must(answer.RegisterFlagCompletionFunc("lifetime", cli.Fixed(decision.Lifetimes...)))
 
 	c.AddCommand(key, list, answer)
 	return c
 }
 
 // inboxSettings resolves the settings of the inbox commands.
-func inboxSettings(s streams, o *inboxOptions) (settings.Settings, error) {
-	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config, TTY: o.tty}, s.getenv)
+func inboxSettings(s cli.Streams, o *inboxOptions) (settings.Settings, error) {
+	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config, TTY: o.tty}, s.Getenv)
 	if err != nil {
-		return set, usage("%v", err)
+		return set, cli.Usage("%v", err)
 	}
 	return set, nil
 }
@@ -134,10 +135,10 @@ func keyPath(set settings.Settings) (string, error) {
 	case set.StateDir != "":
 		return filepath.Join(set.StateDir, team.KeyFile), nil
 	}
-	return "", usage("inbox: no place for the approver key: set [team] key in config.toml, XDG_STATE_HOME or HOME, or give --state-dir")
+	return "", cli.Usage("inbox: no place for the approver key: set [team] key in config.toml, XDG_STATE_HOME or HOME, or give --state-dir")
 }
 
-func runInboxKey(s streams, o *inboxOptions) error {
+func runInboxKey(s cli.Streams, o *inboxOptions) error {
 	set, err := inboxSettings(s, o)
 	if err != nil {
 		return err
@@ -152,16 +153,16 @@ func runInboxKey(s streams, o *inboxOptions) error {
 	} else {
 		kp, err = wire.CreateKey(path)
 		if errors.Is(err, wire.ErrKeyExists) {
-			return usage("inbox key: %v: answers signed with it would no longer be yours; askperm inbox key --show prints its public half", err)
+			return cli.Usage("inbox key: %v: answers signed with it would no longer be yours; askperm inbox key --show prints its public half", err)
 		}
 	}
 	if err != nil {
-		return usage("inbox key: %v", err)
+		return cli.Usage("inbox key: %v", err)
 	}
 	if !o.show {
-		warn(s.errOut, "created the approver key "+path+"; list the public key below in [team] approvers of every host")
+		cli.Warn(s.ErrOut, "created the approver key "+path+"; list the public key below in [team] approvers of every host")
 	}
-	_, err = fmt.Fprintln(s.decision, team.PublicKey(kp))
+	_, err = fmt.Fprintln(s.Decision, team.PublicKey(kp))
 	return err
 }
 
@@ -179,7 +180,7 @@ type approver struct {
 // lasts until ctx ends.
 func connectApprover(ctx context.Context, set settings.Settings, warnings func(error)) (*approver, error) {
 	if set.Team == nil {
-		return nil, usage("inbox: no [team] in config.toml: give the team server's url, and your creds, as docs/inbox.md shows")
+		return nil, cli.Usage("inbox: no [team] in config.toml: give the team server's url, and your creds, as docs/inbox.md shows")
 	}
 	path, err := keyPath(set)
 	if err != nil {
@@ -187,10 +188,10 @@ func connectApprover(ctx context.Context, set settings.Settings, warnings func(e
 	}
 	kp, err := wire.LoadKey(path)
 	if err != nil {
-		return nil, usage("inbox: the approver key: %v (askperm inbox key creates one)", err)
+		return nil, cli.Usage("inbox: the approver key: %v (askperm inbox key creates one)", err)
 	}
 	internal := func(what string, err error) error {
-		return &exitError{code: exitInternal, err: fmt.Errorf("inbox: %s: %w", what, err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %s: %w", what, err)}
 	}
 	nc, err := wire.Connect(ctx, *set.Team, team.ApproverInbox(team.PublicKey(kp)))
 	if err != nil {
@@ -212,8 +213,8 @@ func connectApprover(ctx context.Context, set settings.Settings, warnings func(e
 }
 
 // stderrWarnings writes each warning of the watch on stderr.
-func stderrWarnings(s streams) func(error) {
-	return func(err error) { warn(s.errOut, "inbox: "+err.Error()) }
+func stderrWarnings(s cli.Streams) func(error) {
+	return func(err error) { cli.Warn(s.ErrOut, "inbox: "+err.Error()) }
 }
 
 // inboxEntry is a pending request in inbox list --json.
@@ -231,12 +232,12 @@ var inboxHeading = []string{"HOST", "REQUEST_SHA256", "SESSION", "AGE", "LEFT", 
 
 // withPending runs do with the approver's connection, its pending list
 // read and expired at now, within inboxWait or until a signal.
-func withPending(s streams, o *inboxOptions, do func(ctx context.Context, a *approver, now time.Time) error) error {
+func withPending(s cli.Streams, o *inboxOptions, do func(ctx context.Context, a *approver, now time.Time) error) error {
 	set, err := inboxSettings(s, o)
 	if err != nil {
 		return err
 	}
-	ctx, stop := onSignals(context.Background())
+	ctx, stop := cli.OnSignals(context.Background())
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, inboxWait)
 	defer cancel()
@@ -249,22 +250,22 @@ func withPending(s streams, o *inboxOptions, do func(ctx context.Context, a *app
 	return do(ctx, a, now)
 }
 
-func runInboxList(s streams, o *inboxOptions) error {
+func runInboxList(s cli.Streams, o *inboxOptions) error {
 	return withPending(s, o, func(_ context.Context, a *approver, now time.Time) error {
 		return writeInboxList(s, o, a.team.List.Pending(), now)
 	})
 }
 
 // writeInboxList writes the pending requests, a table or JSON lines.
-func writeInboxList(s streams, o *inboxOptions, pending []*inbox.Entry, now time.Time) (err error) {
-	out := bufio.NewWriterSize(s.decision, 64<<10)
+func writeInboxList(s cli.Streams, o *inboxOptions, pending []*inbox.Entry, now time.Time) (err error) {
+	out := bufio.NewWriterSize(s.Decision, 64<<10)
 	if o.json {
 		for _, e := range pending {
-			err = errors.Join(err, writeJSON(out, inboxEntry{Host: e.Host, Digest: e.Digest, SessionID: e.Request.SessionID,
+			err = errors.Join(err, cli.WriteJSON(out, inboxEntry{Host: e.Host, Digest: e.Digest, SessionID: e.Request.SessionID,
 				Published: e.Published.UTC(), Deadline: e.Deadline.UTC(), Question: e.Question, Request: e.Raw}))
 		}
 	} else {
-		err = writeTable(out, inboxHeading, func(e *inbox.Entry) []string {
+		err = cli.WriteTable(out, inboxHeading, func(e *inbox.Entry) []string {
 			return inbox.Row(e, now)
 		}, func(yield func(*inbox.Entry) error) error {
 			for _, e := range pending {
@@ -276,7 +277,7 @@ func writeInboxList(s streams, o *inboxOptions, pending []*inbox.Entry, now time
 		})
 	}
 	if err = errors.Join(err, out.Flush()); err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 	}
 	return nil
 }
@@ -295,36 +296,36 @@ func (o *inboxOptions) cannedAnswer(choice string) (answers.Entry, error) {
 	return f.Entries[0], nil
 }
 
-func runInboxAnswer(s streams, o *inboxOptions, digest, choice string) error {
+func runInboxAnswer(s cli.Streams, o *inboxOptions, digest, choice string) error {
 	if err := team.CheckDigest(digest); err != nil {
-		return usage("inbox answer: DIGEST: %v", err)
+		return cli.Usage("inbox answer: DIGEST: %v", err)
 	}
 	if o.host != "" {
 		if err := team.CheckHost(o.host); err != nil {
-			return usage("inbox answer: --host: %v", err)
+			return cli.Usage("inbox answer: --host: %v", err)
 		}
 	}
 	canned, err := o.cannedAnswer(choice)
 	if err != nil {
-		return usage("inbox answer: %v", err)
+		return cli.Usage("inbox answer: %v", err)
 	}
 	return withPending(s, o, func(ctx context.Context, a *approver, _ time.Time) error {
 		e, err := pendingEntry(a.team.List, digest, o.host)
 		if err != nil {
-			return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %v", err)}
+			return &cli.ExitError{Code: cli.ExitNoMatch, Err: fmt.Errorf("inbox answer: %v", err)}
 		}
 		f := inbox.Form(e)
 		ans := canned.Answer(f)
 		err = a.team.Answer(ctx, a.key, e, f, ans)
 		switch {
 		case errors.Is(err, inbox.ErrAnswered):
-			return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %s on %s: %w", digest, e.Host, err)}
+			return &cli.ExitError{Code: cli.ExitNoMatch, Err: fmt.Errorf("inbox answer: %s on %s: %w", digest, e.Host, err)}
 		case errors.Is(err, inbox.ErrRejected):
-			return usage("inbox answer: %v", err)
+			return cli.Usage("inbox answer: %v", err)
 		case err != nil:
-			return &exitError{code: exitInternal, err: fmt.Errorf("inbox answer: %w", err)}
+			return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox answer: %w", err)}
 		}
-		warn(s.errOut, fmt.Sprintf("answered %s on %s: %s", digest, e.Host, form.ChoiceLabel(ans.Choice)))
+		cli.Warn(s.ErrOut, fmt.Sprintf("answered %s on %s: %s", digest, e.Host, form.ChoiceLabel(ans.Choice)))
 		return nil
 	})
 }
@@ -348,12 +349,12 @@ func pendingEntry(l *inbox.List, digest, host string) (*inbox.Entry, error) {
 	return nil, fmt.Errorf("%s is pending on %d hosts (%s, ...): give --host", digest, len(found), found[0].Host)
 }
 
-func runInboxScreen(s streams, o *inboxOptions) error {
+func runInboxScreen(s cli.Streams, o *inboxOptions) error {
 	set, err := inboxSettings(s, o)
 	if err != nil {
 		return err
 	}
-	ctx, stop := onSignals(context.Background())
+	ctx, stop := cli.OnSignals(context.Background())
 	defer stop()
 	// The connection lives as long as the screen, but reaching the server
 	// and reading the pending requests must end within inboxWait.
@@ -363,14 +364,14 @@ func runInboxScreen(s streams, o *inboxOptions) error {
 	// Warnings go to the screen's status line: stderr would draw over it.
 	a, err := connectApprover(ctx, set, func(error) {})
 	if !slow.Stop() && err == nil {
-		err = &exitError{code: exitInternal, err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
+		err = &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
 	}
 	if err != nil {
 		return err
 	}
 	err = inbox.Screen{Team: a.team, Key: a.key, Prompt: set.Prompt}.Run(ctx)
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("inbox: %w", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", err)}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/inbox/inboxtest"
 	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/team/natstest"
@@ -53,7 +54,7 @@ func keyedApprover(t *testing.T, url string) *teamApprover {
 	a := &teamApprover{t: t, dir: t.TempDir()}
 	a.config = writeFile(t, "config.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\n", url))
 	code, out, stderr := a.run("inbox", "key")
-	if code != exitOK || !strings.HasPrefix(out, "U") {
+	if code != cli.ExitOK || !strings.HasPrefix(out, "U") {
 		t.Fatalf("inbox key: exit %d, %q, %s", code, out, stderr)
 	}
 	a.key = strings.TrimSpace(out)
@@ -79,7 +80,7 @@ func request(t *testing.T, name string) []byte {
 func listed(t *testing.T, a *teamApprover) map[string]inboxEntry {
 	t.Helper()
 	code, out, stderr := a.run("inbox", "list", "--json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("inbox list: exit %d: %s", code, stderr)
 	}
 	got := map[string]inboxEntry{}
@@ -115,14 +116,14 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 		t.Errorf("entry %+v", e)
 	}
 
-	if code, _, stderr := a.run("inbox", "answer", allow.SHA256, "allow-once"); code != exitOK {
+	if code, _, stderr := a.run("inbox", "answer", allow.SHA256, "allow-once"); code != cli.ExitOK {
 		t.Fatalf("answer allow-once: exit %d: %s", code, stderr)
 	}
 	if d := h.Answer(allow, a.key); d.Decision != decision.Allow || d.Frontend != decision.FrontendTeam || d.Persist != decision.PersistOnce {
 		t.Errorf("allow-once: %+v", d)
 	}
 
-	if code, _, stderr := a.run("inbox", "answer", deny.SHA256, "deny-once", "--message", "not now"); code != exitOK {
+	if code, _, stderr := a.run("inbox", "answer", deny.SHA256, "deny-once", "--message", "not now"); code != cli.ExitOK {
 		t.Fatalf("answer deny-once: exit %d: %s", code, stderr)
 	}
 	if d := h.Answer(deny, a.key); d.Decision != decision.Deny || d.Message != "not now" {
@@ -131,7 +132,7 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 
 	code, _, stderr := a.run("inbox", "answer", always.SHA256, "allow-always", "--grant", "fs.write",
 		"--scope", "path=/home/a/p/", "--workdir-scope", "all", "--lifetime", "900")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("answer allow-always: exit %d: %s", code, stderr)
 	}
 	d := h.Answer(always, a.key)
@@ -146,7 +147,7 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 	}
 
 	code, _, stderr = a.run("inbox", "answer", denyAlways.SHA256, "deny-always", "--message", "never", "--scope", "path=*")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("answer deny-always: exit %d: %s", code, stderr)
 	}
 	if d := h.Answer(denyAlways, a.key); d.Decision != decision.Deny || d.Persist != decision.PersistAlways || d.Message != "never" ||
@@ -195,7 +196,7 @@ func TestInboxAnswerErrors(t *testing.T) {
 		t.Fatalf("listed %v, want only the request neither expired nor done", got)
 	}
 	code, out, _ := a.run("inbox", "list")
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != exitOK || len(lines) != 2 ||
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != cli.ExitOK || len(lines) != 2 ||
 		!strings.HasPrefix(lines[0], "HOST") || !strings.HasPrefix(lines[1], "alpha") || !strings.Contains(lines[1], req.SHA256) ||
 		!strings.Contains(lines[1], " s-1 ") || !strings.HasSuffix(lines[1], " write_file (fs-default) wants to write /home/a/p/report.md") {
 		t.Errorf("inbox list: exit %d:\n%s", code, out)
@@ -206,14 +207,14 @@ func TestInboxAnswerErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown", []string{strings.Repeat("0", 64), "allow-once"}, exitNoMatch, "no such request is pending"},
-		{"expired", []string{expired.SHA256, "deny-once"}, exitNoMatch, "expired"},
-		{"done", []string{done.SHA256, "deny-once"}, exitNoMatch, "ended"},
-		{"not a digest", []string{"abc", "allow-once"}, exitUsage, "not a request digest"},
-		{"session", []string{req.SHA256, "allow-session"}, exitUsage, "a session approval lives in its host's memory"},
-		{"unknown choice", []string{req.SHA256, "allow-forever"}, exitUsage, "choice: unknown"},
-		{"rule field on a one-time choice", []string{req.SHA256, "allow-once", "--lifetime", "900"}, exitUsage, "belong to always-choices"},
-		{"scope not offered", []string{req.SHA256, "allow-always", "--scope", "path=/etc/"}, exitUsage, "not a scope offered"},
+		{"unknown", []string{strings.Repeat("0", 64), "allow-once"}, cli.ExitNoMatch, "no such request is pending"},
+		{"expired", []string{expired.SHA256, "deny-once"}, cli.ExitNoMatch, "expired"},
+		{"done", []string{done.SHA256, "deny-once"}, cli.ExitNoMatch, "ended"},
+		{"not a digest", []string{"abc", "allow-once"}, cli.ExitUsage, "not a request digest"},
+		{"session", []string{req.SHA256, "allow-session"}, cli.ExitUsage, "a session approval lives in its host's memory"},
+		{"unknown choice", []string{req.SHA256, "allow-forever"}, cli.ExitUsage, "choice: unknown"},
+		{"rule field on a one-time choice", []string{req.SHA256, "allow-once", "--lifetime", "900"}, cli.ExitUsage, "belong to always-choices"},
+		{"scope not offered", []string{req.SHA256, "allow-always", "--scope", "path=/etc/"}, cli.ExitUsage, "not a scope offered"},
 	} {
 		code, _, stderr := a.run(append([]string{"inbox", "answer"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
@@ -242,18 +243,18 @@ func TestInboxAnswersRace(t *testing.T) {
 		wg.Go(func() { codes[i], _, _ = run() })
 	}
 	wg.Wait()
-	if codes[0]+codes[1] != exitNoMatch || codes[0]*codes[1] != 0 || codes[2] != exitOK {
+	if codes[0]+codes[1] != cli.ExitNoMatch || codes[0]*codes[1] != 0 || codes[2] != cli.ExitOK {
 		t.Fatalf("exits %v: want one of approver a's answers written (0) and the other refused (69), approver b's written", codes)
 	}
 	first := h.Answer(req, a.key)
-	if want := map[bool]string{true: decision.Allow, false: decision.Deny}[codes[0] == exitOK]; first.Decision != want {
+	if want := map[bool]string{true: decision.Allow, false: decision.Deny}[codes[0] == cli.ExitOK]; first.Decision != want {
 		t.Errorf("approver a's answer is %s, not the one that was written first", first.Decision)
 	}
 	if h.Answer(req, b.key).Decision != decision.Deny {
 		t.Error("approver b's answer")
 	}
 	code, _, stderr := a.run("inbox", "answer", req.SHA256, "deny-once")
-	if code != exitNoMatch || !strings.Contains(stderr, "answered this request already") {
+	if code != cli.ExitNoMatch || !strings.Contains(stderr, "answered this request already") {
 		t.Errorf("a third answer: exit %d, %s", code, stderr)
 	}
 }
@@ -261,11 +262,11 @@ func TestInboxAnswersRace(t *testing.T) {
 func TestInboxKey(t *testing.T) {
 	a := keyedApprover(t, "nats://127.0.0.1:1")
 	code, _, stderr := a.run("inbox", "key")
-	if code != exitUsage || !strings.Contains(stderr, "a key exists already") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "a key exists already") {
 		t.Errorf("a second inbox key: exit %d, %s", code, stderr)
 	}
 	code, out, _ := a.run("inbox", "key", "--show")
-	if code != exitOK || strings.TrimSpace(out) != a.key {
+	if code != cli.ExitOK || strings.TrimSpace(out) != a.key {
 		t.Errorf("inbox key --show: exit %d, %q, want %s", code, out, a.key)
 	}
 	fi, err := os.Stat(filepath.Join(a.dir, team.KeyFile))
@@ -277,19 +278,19 @@ func TestInboxKey(t *testing.T) {
 func TestInboxCannotStart(t *testing.T) {
 	noTeam := &teamApprover{t: t, dir: t.TempDir(), config: writeFile(t, "config.toml", "timeout = \"1m\"\n")}
 	code, _, stderr := noTeam.run("inbox", "list")
-	if code != exitUsage || !strings.Contains(stderr, "no [team] in config.toml") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "no [team] in config.toml") {
 		t.Errorf("without [team]: exit %d, %s", code, stderr)
 	}
 
 	noKey := &teamApprover{t: t, dir: t.TempDir(), config: writeFile(t, "config.toml", "[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"approver\"\n")}
 	code, _, stderr = noKey.run("inbox", "answer", strings.Repeat("0", 64), "deny-once")
-	if code != exitUsage || !strings.Contains(stderr, "askperm inbox key creates one") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "askperm inbox key creates one") {
 		t.Errorf("without a key: exit %d, %s", code, stderr)
 	}
 
 	down := keyedApprover(t, "nats://127.0.0.1:1") // nobody listens on port 1
 	code, out, stderr := down.run("inbox", "list", "--json")
-	if code != exitInternal || out != "" || !strings.Contains(stderr, "the team's server") {
+	if code != cli.ExitInternal || out != "" || !strings.Contains(stderr, "the team's server") {
 		t.Errorf("the server down: exit %d, %q, %s", code, out, stderr)
 	}
 }

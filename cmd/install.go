@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/setup"
 )
 
@@ -24,7 +25,7 @@ const installExample = `  askperm install claude-code            # ~/.claude/set
 const codexTrust = `Codex runs a new or changed hook only once you trust it: start codex and open /hooks to review and trust askperm's.
 codex exec never asks for approvals, so never runs the hook, unless approvals go to a reviewer: codex exec -c 'approval_policy="on-request"' -c 'approvals_reviewer="guardian_subagent"' (askperm's hook answers first, and its answer is final); trust the hook first, or pass --dangerously-bypass-hook-trust.`
 
-func newInstall(s streams) *cobra.Command {
+func newInstall(s cli.Streams) *cobra.Command {
 	o := &installOptions{}
 	c := &cobra.Command{
 		Use:   "install claude-code|codex",
@@ -50,29 +51,29 @@ What changed is said on stderr; --dry-run writes nothing and prints the would-be
 	return c
 }
 
-func runInstall(s streams, o *installOptions, agent string) error {
+func runInstall(s cli.Streams, o *installOptions, agent string) error {
 	dir, err := os.Getwd()
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 	}
 	binary, err := os.Executable()
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("this askperm's path: %w", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("this askperm's path: %w", err)}
 	}
-	path, err := setup.Place{Getenv: s.getenv, Dir: dir}.InstallPath(agent, o.project)
+	path, err := setup.Place{Getenv: s.Getenv, Dir: dir}.InstallPath(agent, o.project)
 	if err != nil {
-		return usage("install: %v", err)
+		return cli.Usage("install: %v", err)
 	}
 	p, err := setup.NewPlan(path, agent, binary)
 	if err != nil {
 		if errors.Is(err, setup.ErrInlineHooks) { // the lines as they are, to be pasted
-			warn(s.errOut, "install: "+err.Error())
-			fmt.Fprint(s.errOut, setup.TOMLLines(binary))
-			return &exitError{code: exitUsage}
+			cli.Warn(s.ErrOut, "install: "+err.Error())
+			fmt.Fprint(s.ErrOut, setup.TOMLLines(binary))
+			return &cli.ExitError{Code: cli.ExitUsage}
 		}
-		return usage("install: %v", err)
+		return cli.Usage("install: %v", err)
 	}
-	say := func(format string, args ...any) { warn(s.errOut, fmt.Sprintf(format, args...)) }
+	say := func(format string, args ...any) { cli.Warn(s.ErrOut, fmt.Sprintf(format, args...)) }
 	switch {
 	case p.After == nil:
 		for _, f := range p.Present {
@@ -84,13 +85,13 @@ func runInstall(s streams, o *installOptions, agent string) error {
 	case o.dryRun:
 		say("would add to %s, under hooks.%s:", path, setup.Event)
 		plus(s, p.Added)
-		if _, err := s.decision.Write(p.After); err != nil {
-			return &exitError{code: exitInternal, err: err}
+		if _, err := s.Decision.Write(p.After); err != nil {
+			return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 		}
 	default:
 		backup, err := p.Write(time.Now())
 		if err != nil {
-			return &exitError{code: exitInternal, err: fmt.Errorf("install: %s: %w", path, err)}
+			return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("install: %s: %w", path, err)}
 		}
 		say("added to %s, under hooks.%s:", path, setup.Event)
 		plus(s, p.Added)
@@ -99,14 +100,14 @@ func runInstall(s streams, o *installOptions, agent string) error {
 		}
 	}
 	if agent == "codex" {
-		warn(s.errOut, codexTrust)
+		cli.Warn(s.ErrOut, codexTrust)
 	}
 	return nil
 }
 
 // plus writes lines added to a file, diff-style, on stderr.
-func plus(s streams, added []byte) {
+func plus(s cli.Streams, added []byte) {
 	for _, l := range strings.Split(strings.TrimRight(string(added), "\n"), "\n") {
-		fmt.Fprintf(s.errOut, "+ %s\n", l)
+		fmt.Fprintf(s.ErrOut, "+ %s\n", l)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
 )
@@ -33,11 +34,11 @@ func (o *logOptions) query(now time.Time) (state.AuditQuery, error) {
 		if d, err := settings.ParseDuration(o.since); err == nil {
 			q.Since = now.Add(-d)
 		} else if q.Since, err = time.Parse(time.RFC3339, o.since); err != nil {
-			return q, usage("--since: %q is neither a duration (1h, 30m) nor a time (2026-12-01T08:00:00Z)", o.since)
+			return q, cli.Usage("--since: %q is neither a duration (1h, 30m) nor a time (2026-12-01T08:00:00Z)", o.since)
 		}
 	}
 	if o.decision != "" && o.decision != "allow" && o.decision != "deny" {
-		return q, usage("--decision: %q is neither allow nor deny", o.decision)
+		return q, cli.Usage("--decision: %q is neither allow nor deny", o.decision)
 	}
 	q.Keep = func(e state.AuditEntry) bool {
 		return (o.session == "" || e.SessionID == o.session) &&
@@ -46,7 +47,7 @@ func (o *logOptions) query(now time.Time) (state.AuditQuery, error) {
 	return q, nil
 }
 
-func newLog(s streams) *cobra.Command {
+func newLog(s cli.Streams) *cobra.Command {
 	o := &logOptions{}
 	c := &cobra.Command{
 		Use:   "log",
@@ -60,15 +61,15 @@ func newLog(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.getenv)
+			set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.Getenv)
 			if err != nil {
-				return usage("%v", err)
+				return cli.Usage("%v", err)
 			}
 			if set.StateDir == "" {
-				return usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
+				return cli.Usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
 			}
-			q.Skipped = func(err error) { fmt.Fprintf(s.errOut, "askperm: audit log: %v\n", err) }
-			out := bufio.NewWriterSize(s.decision, 64<<10)
+			q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
+			out := bufio.NewWriterSize(s.Decision, 64<<10)
 			if o.team {
 				if err := writeTeamLog(out, set, q, o.json); err != nil {
 					return err
@@ -76,7 +77,7 @@ func newLog(s streams) *cobra.Command {
 				return out.Flush()
 			}
 			if err := writeLog(out, set.StateDir, q, o.json); err != nil {
-				return &exitError{code: exitInternal, err: fmt.Errorf("audit log: %w", err)}
+				return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("audit log: %w", err)}
 			}
 			return out.Flush()
 		},
@@ -90,7 +91,7 @@ func newLog(s streams) *cobra.Command {
 	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
 	f.BoolVar(&o.team, "team", false, "the team's decisions, from its audit stream, of every host the credentials may read")
 	f.BoolVar(&o.stats, "stats", false, statsUsage)
-	must(c.RegisterFlagCompletionFunc("decision", fixed("allow", "deny")))
+	cli.Must(c.RegisterFlagCompletionFunc("decision", cli.Fixed("allow", "deny")))
 	return c
 }
 
@@ -115,7 +116,7 @@ func writeLog(out io.Writer, dir string, q state.AuditQuery, asJSON bool) error 
 	}
 	spool := &rowSpool{}
 	defer spool.close()
-	return streamTable(out, logColumns, func(measuring bool, each func([]string) error) error {
+	return cli.StreamTable(out, logColumns, func(measuring bool, each func([]string) error) error {
 		if !measuring {
 			if ok, err := spool.replay(each); ok {
 				return err
@@ -262,5 +263,5 @@ func logRow(e state.AuditEntry) []string {
 		verdict += " (not remembered)"
 	}
 	return []string{e.Time.Local().Format(time.DateTime), verdict, string(e.Cause), by,
-		dash(e.SessionID), dash(e.Tool), e.Action, dash(strings.Join(values, " "))}
+		cli.Dash(e.SessionID), cli.Dash(e.Tool), e.Action, cli.Dash(strings.Join(values, " "))}
 }

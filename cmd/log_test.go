@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/state"
 )
 
@@ -82,7 +83,7 @@ func oldLog(t *testing.T, dir string, o logOptions) string {
 			verdict += " (not remembered)"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), verdict, e.Cause, by,
-			dash(e.SessionID), dash(e.Tool), e.Action, dash(strings.Join(values, " ")))
+			cli.Dash(e.SessionID), cli.Dash(e.Tool), e.Action, cli.Dash(strings.Join(values, " ")))
 	}
 	w.Flush()
 	return out.String()
@@ -228,8 +229,8 @@ func BenchmarkLog(b *testing.B) {
 				}
 				b.Run(fmt.Sprintf("json=%v", json), func(b *testing.B) {
 					s := nullStreams(b)
-					s.decision = null
-					s.getenv = func(k string) string { return map[string]string{"XDG_CONFIG_HOME": dir}[k] }
+					s.Decision = null
+					s.Getenv = func(k string) string { return map[string]string{"XDG_CONFIG_HOME": dir}[k] }
 					b.ReportAllocs()
 					for b.Loop() {
 						if code := run(s, args); code != 0 {
@@ -275,8 +276,8 @@ func TestLogTableReadsLogOnce(t *testing.T) {
 		dir := t.TempDir()
 		_, last := genLog(t, dir, r, 30_000, seed == 1)
 		want := oldLog(t, dir, logOptions{})
-		if len(want) < 2*tableHeld/3 { // the rows' cells, without streamTable's count of their overhead
-			t.Fatalf("seed %d: a table of %d bytes is no bigger than streamTable holds", seed, len(want))
+		if len(want) < 2*cli.TableHeld/3 { // the rows' cells, without cli.StreamTable's count of their overhead
+			t.Fatalf("seed %d: a table of %d bytes is no bigger than cli.StreamTable holds", seed, len(want))
 		}
 		late, err := json.Marshal(state.AuditEntry{Time: last.Add(time.Hour), Action: "written after measuring, wider than any cell"})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/internal/stats"
 )
@@ -17,7 +18,7 @@ const statsUsage = "instead of the entries, their figures: prompts a day, the sh
 
 // logStats writes the figures of the entries of the audit log that o's
 // filters keep, as text tables or JSON (stats.Stats).
-func logStats(s streams, o logOptions, now time.Time) error {
+func logStats(s cli.Streams, o logOptions, now time.Time) error {
 	dir, err := stateDirOf(o.memoryOptions, s)
 	if err != nil {
 		return err
@@ -35,15 +36,15 @@ func logStats(s streams, o logOptions, now time.Time) error {
 		return err
 	}
 	q.Since = since
-	q.Skipped = func(err error) { fmt.Fprintf(s.errOut, "askperm: audit log: %v\n", err) }
+	q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
 	c := stats.New(since, now)
 	if err := state.ScanAudit(dir, q, func(e state.AuditEntry) error { c.Add(e); return nil }); err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("audit log: %w", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("audit log: %w", err)}
 	}
 	if o.json {
-		return json.NewEncoder(s.decision).Encode(c.Stats())
+		return json.NewEncoder(s.Decision).Encode(c.Stats())
 	}
-	return writeStats(s.decision, c.Stats())
+	return writeStats(s.Decision, c.Stats())
 }
 
 // writeStats writes s as text: the totals, then a table of what decided,
@@ -66,7 +67,7 @@ func writeStats(out io.Writer, s stats.Stats) error {
 	}{{"TOOL", s.Tools}, {"SERVER", s.Servers}} {
 		var rows [][]string
 		for _, r := range t.rows {
-			rows = append(rows, []string{dash(r.Name), strconv.Itoa(r.Prompts), fmt.Sprintf("%.1f", r.PerDay),
+			rows = append(rows, []string{cli.Dash(r.Name), strconv.Itoa(r.Prompts), fmt.Sprintf("%.1f", r.PerDay),
 				strconv.Itoa(r.ByPerson), percent(r.Figures), seconds(r.MedianMS), seconds(r.P90MS)})
 		}
 		io.WriteString(out, "\n")
@@ -79,7 +80,7 @@ func writeStats(out io.Writer, s stats.Stats) error {
 
 // rowsTable writes a table of rows held in memory.
 func rowsTable(out io.Writer, heading []string, rows [][]string) error {
-	return streamTable(out, heading, func(_ bool, each func([]string) error) error {
+	return cli.StreamTable(out, heading, func(_ bool, each func([]string) error) error {
 		for _, r := range rows {
 			if err := each(r); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/internal/team/wire"
@@ -25,12 +26,12 @@ var teamLogColumns = append([]string{"HOST"}, logColumns...)
 // the host first.
 func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJSON bool) error {
 	if set.Team == nil {
-		return usage("--team: no [team] in the config file (docs/team-memory.md)")
+		return cli.Usage("--team: no [team] in the config file (docs/team-memory.md)")
 	}
 	c := *set.Team
 	tc, err := connectTeam(c)
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("team: %w", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team: %w", err)}
 	}
 	defer tc.close()
 	var kept []teamEntry
@@ -55,14 +56,14 @@ func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJS
 		return err
 	})
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("team audit stream: %w", tc.why(err))}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team audit stream: %w", tc.why(err))}
 	}
 	if asJSON {
 		return nil
 	}
-	return streamTable(out, teamLogColumns, func(_ bool, each func([]string) error) error {
+	return cli.StreamTable(out, teamLogColumns, func(_ bool, each func([]string) error) error {
 		for _, e := range kept {
-			if err := each(append([]string{dash(e.Host)}, logRow(e.AuditEntry)...)); err != nil {
+			if err := each(append([]string{cli.Dash(e.Host)}, logRow(e.AuditEntry)...)); err != nil {
 				return err
 			}
 		}

@@ -7,11 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/permtool"
 	"github.com/askperm/askperm/internal/settings"
 )
 
-func newMCP(s streams) *cobra.Command {
+func newMCP(s cli.Streams) *cobra.Command {
 	o := &decidingOptions{}
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -27,20 +28,20 @@ func newMCP(s streams) *cobra.Command {
 }
 
 // runMCP serves until the client closes stdin or a signal arrives.
-func runMCP(s streams, o *decidingOptions) error {
-	set, err := settings.Resolve(o.Flags, s.getenv)
+func runMCP(s cli.Streams, o *decidingOptions) error {
+	set, err := settings.Resolve(o.Flags, s.Getenv)
 	if err != nil {
-		return usage("%v", err)
+		return cli.Usage("%v", err)
 	}
 	awayFromAgent(&set)
 	workdir, _ := os.Getwd() // unknown is fine: paths are then scoped without it
-	ctx, stop := signal.NotifyContext(context.Background(), endingSignals...)
+	ctx, stop := signal.NotifyContext(context.Background(), cli.EndingSignals...)
 	defer stop()
 	err = permtool.Serve(ctx, permtool.Config{
 		Pipeline: newPipeline(s, set, o.verbose), Workdir: workdir, Version: buildVersion(),
-	}, s.in, s.decision)
+	}, s.In, s.Decision)
 	if err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 	}
 	return nil
 }

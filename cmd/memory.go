@@ -3,10 +3,8 @@ package cmd
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/hook"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
@@ -40,9 +39,9 @@ func claudeCopies(st *state.Store, id uint64, all bool) []string {
 	return out
 }
 
-func warnAll(s streams, lines []string) {
+func warnAll(s cli.Streams, lines []string) {
 	for _, l := range lines {
-		warn(s.errOut, l)
+		cli.Warn(s.ErrOut, l)
 	}
 }
 
@@ -59,24 +58,24 @@ func (o *memoryOptions) register(c *cobra.Command) {
 }
 
 // open opens the store the settings name.
-func (o *memoryOptions) open(s streams) (*state.Store, settings.Settings, error) {
-	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.getenv)
+func (o *memoryOptions) open(s cli.Streams) (*state.Store, settings.Settings, error) {
+	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.Getenv)
 	if err != nil {
-		return nil, set, usage("%v", err)
+		return nil, set, cli.Usage("%v", err)
 	}
 	if set.StateDir == "" {
-		return nil, set, usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
+		return nil, set, cli.Usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, err := state.Open(ctx, set.StateDir)
 	if err != nil {
-		return nil, set, &exitError{code: exitInternal, err: fmt.Errorf("state store: %w", err)}
+		return nil, set, &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("state store: %w", err)}
 	}
 	return st, set, nil
 }
 
-func newRules(s streams) *cobra.Command {
+func newRules(s cli.Streams) *cobra.Command {
 	o := &memoryOptions{}
 	c := &cobra.Command{Use: "rules", Short: "List or forget remembered always-rules"}
 	o.register(c)
@@ -90,13 +89,13 @@ func newRules(s streams) *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if o.all == (len(args) == 1) {
-				return usage("rules forget: give one rule ID, or --all")
+				return cli.Usage("rules forget: give one rule ID, or --all")
 			}
 			var id uint64
 			if !o.all {
 				var err error
 				if id, err = strconv.ParseUint(args[0], 10, 64); err != nil {
-					return usage("rules forget: %q is not a rule ID (see askperm rules list)", args[0])
+					return cli.Usage("rules forget: %q is not a rule ID (see askperm rules list)", args[0])
 				}
 			}
 			st, _, err := o.open(s)
@@ -108,20 +107,20 @@ func newRules(s streams) *cobra.Command {
 			if o.all {
 				n, err := st.ForgetAll()
 				if err != nil {
-					return &exitError{code: exitInternal, err: err}
+					return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 				}
-				warn(s.errOut, fmt.Sprintf("forgot %d rules", n))
+				cli.Warn(s.ErrOut, fmt.Sprintf("forgot %d rules", n))
 				warnAll(s, copies)
 				return nil
 			}
 			found, err := st.Forget(id)
 			switch {
 			case err != nil:
-				return &exitError{code: exitInternal, err: err}
+				return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 			case !found:
-				return usage("rules forget: no rule %d", id)
+				return cli.Usage("rules forget: no rule %d", id)
 			}
-			warn(s.errOut, fmt.Sprintf("forgot rule %d", id))
+			cli.Warn(s.ErrOut, fmt.Sprintf("forgot rule %d", id))
 			warnAll(s, copies)
 			return nil
 		},
@@ -132,7 +131,7 @@ func newRules(s streams) *cobra.Command {
 	return c
 }
 
-func newSession(s streams) *cobra.Command {
+func newSession(s cli.Streams) *cobra.Command {
 	o := &memoryOptions{}
 	c := &cobra.Command{Use: "session", Short: "List or forget approvals for a session"}
 	o.register(c)
@@ -156,9 +155,9 @@ func newSession(s streams) *cobra.Command {
 			}
 			n, err := st.ForgetSessions(id)
 			if err != nil {
-				return &exitError{code: exitInternal, err: err}
+				return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 			}
-			warn(s.errOut, fmt.Sprintf("forgot %d session approvals", n))
+			cli.Warn(s.ErrOut, fmt.Sprintf("forgot %d session approvals", n))
 			return nil
 		},
 	}
@@ -169,7 +168,7 @@ func newSession(s streams) *cobra.Command {
 // listCommand is the list subcommand of a memory: what each finds, as
 // one JSON array with --json, else as a table of header and row, each
 // item written as it is found, the output buffered.
-func listCommand[T any](s streams, o *memoryOptions, short string,
+func listCommand[T any](s cli.Streams, o *memoryOptions, short string,
 	each func(*state.Store, settings.Settings, func(T) error) error, heading []string, row func(T) []string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
@@ -182,28 +181,20 @@ func listCommand[T any](s streams, o *memoryOptions, short string,
 			}
 			defer st.Close()
 			items := func(yield func(T) error) error { return each(st, set, yield) }
-			out := bufio.NewWriterSize(s.decision, 64<<10)
+			out := bufio.NewWriterSize(s.Decision, 64<<10)
 			if o.json {
-				err = writeJSONArray(out, items)
+				err = cli.WriteJSONArray(out, items)
 			} else {
-				err = writeTable(out, heading, row, items)
+				err = cli.WriteTable(out, heading, row, items)
 			}
 			if err = errors.Join(err, out.Flush()); err != nil {
-				return &exitError{code: exitInternal, err: err}
+				return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 			}
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&o.json, "json", false, "one JSON array")
 	return c
-}
-
-// writeTable writes what items gives as a table of heading and each
-// one's row.
-func writeTable[T any](out io.Writer, heading []string, row func(T) []string, items func(func(T) error) error) error {
-	return streamTable(out, heading, func(_ bool, emit func([]string) error) error {
-		return items(func(it T) error { return emit(row(it)) })
-	})
 }
 
 var sessionsHeading = []string{"SESSION", "SERVER", "TOOL", "LAST USED", "APPROVED"}
@@ -216,32 +207,8 @@ func sessionRow(a state.SessionApproval) []string {
 	if a.Question != "" {
 		question = recorded(a.Question)
 	}
-	return []string{form.Line(p.SessionID), dash(form.Line(a.Server)), dash(form.Line(p.Tool)),
+	return []string{form.Line(p.SessionID), cli.Dash(form.Line(a.Server)), cli.Dash(form.Line(p.Tool)),
 		time.Unix(a.LastUsed, 0).Format(time.DateTime), question}
-}
-
-// writeJSONArray writes what each gives as one JSON array, as writeJSON
-// writes a slice of it, one element at a time.
-func writeJSONArray[T any](out io.Writer, each func(func(T) error) error) error {
-	sep := "["
-	err := each(func(v T) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		io.WriteString(out, sep)
-		sep = ","
-		_, err = out.Write(b)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if sep == "[" {
-		io.WriteString(out, sep)
-	}
-	_, err = io.WriteString(out, "]\n")
-	return err
 }
 
 // recorded is q, text rendered (form.Line) when it was recorded, shown as
@@ -275,8 +242,8 @@ func ruleRow(r state.Rule) []string {
 	if r.Expires != 0 {
 		expires = time.Unix(r.Expires, 0).Format(time.DateTime)
 	}
-	return []string{strconv.FormatUint(r.ID, 10), string(r.Decision), dash(form.Line(r.Server)), dash(form.Line(r.Tool)),
-		form.Line(r.Action), dash(strings.Join(scopes, " ")), dash(workdir), dash(strings.Join(grants, ",")), expires, originText(r.Origin)}
+	return []string{strconv.FormatUint(r.ID, 10), string(r.Decision), cli.Dash(form.Line(r.Server)), cli.Dash(form.Line(r.Tool)),
+		form.Line(r.Action), cli.Dash(strings.Join(scopes, " ")), cli.Dash(workdir), cli.Dash(strings.Join(grants, ",")), expires, originText(r.Origin)}
 }
 
 // originText says who gave a rule: a person in a frontend, or a canned
@@ -289,11 +256,4 @@ func originText(origin string) string {
 		return origin
 	}
 	return "person/" + form.Line(origin)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/state"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkRulesList(b *testing.B) {
 			base, peak := ms.HeapInuse, ms.HeapInuse
 			for b.Loop() {
 				i := 0
-				err := streamTable(io.Discard, rulesHeading, func(_ bool, emit func([]string) error) error {
+				err := cli.StreamTable(io.Discard, rulesHeading, func(_ bool, emit func([]string) error) error {
 					return st.EachRule(time.Now(), func(r state.Rule) error {
 						if i++; i%1000 == 0 {
 							runtime.ReadMemStats(&ms)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/state"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestWriteSessions(t *testing.T) {
 	approval := decision.Approval{SessionID: "s1", Tool: "write_file", ArgumentsSHA256: "0123456789abcdef0123"}
 	var b strings.Builder
-	err := writeTable(&b, sessionsHeading, sessionRow, each([]state.SessionApproval{
+	err := cli.WriteTable(&b, sessionsHeading, sessionRow, each([]state.SessionApproval{
 		{Approval: approval, Server: "fs", Question: `write_file (fs) wants to write /tmp/a\\b\u{202e}`},
 		{Approval: approval},
 		{Approval: approval, Server: "fs", Question: "write_file (fs) wants to write \x1b[2J"},
@@ -69,7 +70,7 @@ func oldWriteSessions(out io.Writer, approvals []state.SessionApproval) {
 		if a.Question != "" {
 			question = recorded(a.Question)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", form.Line(p.SessionID), dash(form.Line(a.Server)), dash(form.Line(p.Tool)),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", form.Line(p.SessionID), cli.Dash(form.Line(a.Server)), cli.Dash(form.Line(p.Tool)),
 			time.Unix(a.LastUsed, 0).Format(time.DateTime), question)
 	}
 	w.Flush()
@@ -89,7 +90,7 @@ func TestWriteSessionsSameAsBefore(t *testing.T) {
 			}
 		}
 		var got, want bytes.Buffer
-		if err := writeTable(&got, sessionsHeading, sessionRow, each(approvals)); err != nil {
+		if err := cli.WriteTable(&got, sessionsHeading, sessionRow, each(approvals)); err != nil {
 			t.Fatal(err)
 		}
 		oldWriteSessions(&want, approvals)
@@ -98,7 +99,7 @@ func TestWriteSessionsSameAsBefore(t *testing.T) {
 		}
 		got.Reset()
 		want.Reset()
-		if err := writeJSONArray(&got, each(approvals)); err != nil {
+		if err := cli.WriteJSONArray(&got, each(approvals)); err != nil {
 			t.Fatal(err)
 		}
 		if err := oldWriteJSON(&want, approvals); err != nil {

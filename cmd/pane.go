@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/tty"
 )
@@ -29,7 +30,7 @@ type paneOptions struct {
 // paneWatch is how often a pane checks that it is still the one announced.
 const paneWatch = 250 * time.Millisecond
 
-func newPane(s streams) *cobra.Command {
+func newPane(s cli.Streams) *cobra.Command {
 	o := &paneOptions{}
 	c := &cobra.Command{
 		Use:   "pane",
@@ -47,30 +48,30 @@ func newPane(s streams) *cobra.Command {
 // it, until a signal ends it, or until another process takes over its
 // announcement: helpers would then ask on another terminal, which the
 // person must hear of here rather than wait for prompts that never come.
-func runPane(s streams, o *paneOptions) error {
-	set, err := settings.Resolve(o.Flags, s.getenv)
+func runPane(s cli.Streams, o *paneOptions) error {
+	set, err := settings.Resolve(o.Flags, s.Getenv)
 	if err != nil {
-		return usage("%v", err)
+		return cli.Usage("%v", err)
 	}
 	if set.StateDir == "" {
-		return usage("no state directory: set --state-dir, ASKPERM_STATE_DIR or HOME")
+		return cli.Usage("no state directory: set --state-dir, ASKPERM_STATE_DIR or HOME")
 	}
 	path, err := tty.ControllingPath()
 	if err != nil {
-		return usage("askperm pane keeps its terminal for approvals: %v", err)
+		return cli.Usage("askperm pane keeps its terminal for approvals: %v", err)
 	}
 	if err := os.MkdirAll(set.StateDir, 0o700); err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 	}
 	if live, ok := tty.FindPane(set.StateDir); ok && live.PID != os.Getpid() {
 		if !o.replace {
-			return usage("a pane already runs on %s (process %d): end it first, or take over with --replace", live.TTY, live.PID)
+			return cli.Usage("a pane already runs on %s (process %d): end it first, or take over with --replace", live.TTY, live.PID)
 		}
-		warn(s.errOut, fmt.Sprintf("taking over from the pane on %s (process %d)", live.TTY, live.PID))
+		cli.Warn(s.ErrOut, fmt.Sprintf("taking over from the pane on %s (process %d)", live.TTY, live.PID))
 	}
 	release, err := tty.AnnouncePane(set.StateDir, path)
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("announcing the pane: %w", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("announcing the pane: %w", err)}
 	}
 	defer release()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -96,7 +97,7 @@ func runPane(s streams, o *paneOptions) error {
 		msg := "askperm: this terminal no longer receives prompts: " + why +
 			". If you did not start that, another program is redirecting your approvals: stop the agent and check."
 		sayOnPane(path, "\a\x1b[1;7m"+msg+"\x1b[0m")
-		return &exitError{code: exitTakenOver, err: errors.New(msg[len("askperm: "):])}
+		return &cli.ExitError{Code: cli.ExitTakenOver, Err: errors.New(msg[len("askperm: "):])}
 	}
 }
 

@@ -7,84 +7,42 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/internal/cli"
 )
-
-// Exit codes (protocol.md section 1).
-const (
-	exitOK        = 0
-	exitDeny      = 1 // --exit-status only
-	exitTakenOver = 1 // askperm pane only: another process took over its announcement
-	exitUsage     = 64
-	exitRequest   = 65
-	exitNoMatch   = 69
-	exitInternal  = 70
-	exitTimeout   = 124 // --exit-status only
-	exitCancel    = 130 // --exit-status only
-)
-
-// streams are the process's standard streams. Only the decision writer
-// ever reaches the real stdout.
-type streams struct {
-	in       *os.File
-	decision *os.File
-	errOut   io.Writer
-	getenv   func(string) string
-}
-
-// exitError carries an exit status out of a cobra command.
-type exitError struct {
-	code int
-	err  error // printed on stderr when not nil
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
 
 // Main runs askperm and returns its exit status.
 func Main() int {
 	// Libraries that print to os.Stdout (bubbletea's panic report, huh's
 	// accessible mode) must never reach the decision channel.
-	s := streams{in: os.Stdin, decision: os.Stdout, errOut: os.Stderr, getenv: os.Getenv}
+	s := cli.Streams{In: os.Stdin, Decision: os.Stdout, ErrOut: os.Stderr, Getenv: os.Getenv}
 	os.Stdout = os.Stderr
 	return run(s, os.Args[min(1, len(os.Args)):])
 }
 
-func run(s streams, args []string) int {
+func run(s cli.Streams, args []string) int {
 	root := newRootCommand(s)
 	if !alone(root, args) {
 		addCommands(s, root)
 	}
 	root.SetArgs(args)
 	err := root.Execute()
-	var ee *exitError
+	var ee *cli.ExitError
 	switch {
 	case err == nil:
-		return exitOK
+		return cli.ExitOK
 	case errors.As(err, &ee):
-		if ee.err != nil {
-			warn(s.errOut, ee.err.Error())
+		if ee.Err != nil {
+			cli.Warn(s.ErrOut, ee.Err.Error())
 		}
-		return ee.code
+		return ee.Code
 	default: // cobra's own errors: unknown flags, bad arguments
-		warn(s.errOut, err.Error())
-		return exitUsage
-	}
-}
-
-// warn writes a diagnostic on stderr, each of its lines prefixed.
-func warn(w io.Writer, msg string) {
-	for _, line := range strings.Split(msg, "\n") {
-		fmt.Fprintf(w, "askperm: %s\n", line)
+		cli.Warn(s.ErrOut, err.Error())
+		return cli.ExitUsage
 	}
 }
 
@@ -108,7 +66,7 @@ func alone(root *cobra.Command, args []string) bool {
 }
 
 // newRootCommand is the root command alone: askperm deciding a request.
-func newRootCommand(s streams) *cobra.Command {
+func newRootCommand(s cli.Streams) *cobra.Command {
 	root := (&askOptions{}).command(s, "askperm", "Ask a human before an AI agent's tool call runs")
 	root.Long = rootLong
 	root.SilenceUsage = true
@@ -116,8 +74,8 @@ func newRootCommand(s streams) *cobra.Command {
 	// Help, the version and completion scripts are what was asked for:
 	// stdout. A command that decides writes only its decision there. Set
 	// before the completion command, which keeps the writer it is given.
-	root.SetOut(s.decision)
-	root.SetErr(s.errOut)
+	root.SetOut(s.Decision)
+	root.SetErr(s.ErrOut)
 	root.DisableAutoGenTag = true // the man pages carry no date
 	root.SetVersionTemplate("askperm {{.Version}}\n")
 	root.Flags().Bool("version", false, "print askperm's version and exit") // no -v: too near --verbose
@@ -128,7 +86,7 @@ func newRootCommand(s streams) *cobra.Command {
 // addCommands gives root its other commands, and its version (reading the
 // build information is needed only for --version and the version
 // command, which never run alone).
-func addCommands(s streams, root *cobra.Command) {
+func addCommands(s cli.Streams, root *cobra.Command) {
 	root.Version = buildVersion()
 	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s), newRules(s), newSession(s),
 		newLog(s), newSuggest(s), newCheck(s), newExplain(s), newDigest(s), newGate(s), newHook(s), newMCP(s), newPane(s), newVersion(s),

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/internal/team"
@@ -23,7 +24,7 @@ const teamWait = 10 * time.Second
 
 // withTeam gives rules list and rules forget their --team flag: the team
 // rules (protocol section 11) instead of this machine's.
-func withTeam(s streams, o *memoryOptions, list, forget *cobra.Command) {
+func withTeam(s cli.Streams, o *memoryOptions, list, forget *cobra.Command) {
 	var on bool
 	list.Flags().BoolVar(&on, "team", false, "the team's rules, from its server, or from this machine's cache when the server cannot be reached")
 	forget.Flags().BoolVar(&on, "team", false, "forget the team rule ID, one of your own as an approver")
@@ -42,13 +43,13 @@ func withTeam(s streams, o *memoryOptions, list, forget *cobra.Command) {
 }
 
 // teamSettings are the settings of o, which must configure [team].
-func teamSettings(s streams, o *memoryOptions) (settings.Settings, error) {
-	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.getenv)
+func teamSettings(s cli.Streams, o *memoryOptions) (settings.Settings, error) {
+	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.Getenv)
 	switch {
 	case err != nil:
-		return set, usage("%v", err)
+		return set, cli.Usage("%v", err)
 	case set.Team == nil:
-		return set, usage("--team: no [team] in the config file (docs/team-memory.md)")
+		return set, cli.Usage("--team: no [team] in the config file (docs/team-memory.md)")
 	}
 	return set, nil
 }
@@ -144,7 +145,7 @@ func teamRuleOf(c team.Config, e team.RuleEntry, now time.Time) teamRule {
 // listTeamRules lists the team's rules from its server, refreshing this
 // machine's cache, or from the cache when the server cannot be reached,
 // and says on stderr which.
-func listTeamRules(s streams, o *memoryOptions) error {
+func listTeamRules(s cli.Streams, o *memoryOptions) error {
 	set, err := teamSettings(s, o)
 	if err != nil {
 		return err
@@ -159,24 +160,24 @@ func listTeamRules(s streams, o *memoryOptions) error {
 	}
 	switch {
 	case err == nil:
-		warn(s.errOut, fmt.Sprintf("team rules from %s", c.URL))
+		cli.Warn(s.ErrOut, fmt.Sprintf("team rules from %s", c.URL))
 		if set.StateDir != "" {
 			if _, err := team.SaveRules(c, set.StateDir, rules, now); err != nil {
-				warn(s.errOut, fmt.Sprintf("team rules cache: %v", err))
+				cli.Warn(s.ErrOut, fmt.Sprintf("team rules cache: %v", err))
 			}
 		}
 	case set.StateDir == "":
-		return &exitError{code: exitInternal, err: fmt.Errorf("team rules: %w; and no state directory holds a cache", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team rules: %w; and no state directory holds a cache", err)}
 	default:
 		rc, cerr := team.LoadRules(c, set.StateDir)
 		if cerr != nil {
-			return &exitError{code: exitInternal, err: fmt.Errorf("team rules: %w; and the cache: %v", err, cerr)}
+			return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team rules: %w; and the cache: %v", err, cerr)}
 		}
 		when := "none cached"
 		if rc.Fetched != 0 {
 			when = "from the cache of " + rc.FetchedAt().UTC().Format(time.RFC3339)
 		}
-		warn(s.errOut, fmt.Sprintf("team rules: %v; %s", err, when))
+		cli.Warn(s.ErrOut, fmt.Sprintf("team rules: %v; %s", err, when))
 		rules = rc.Rules
 	}
 	items := func(yield func(teamRule) error) error {
@@ -187,14 +188,14 @@ func listTeamRules(s streams, o *memoryOptions) error {
 		}
 		return nil
 	}
-	out := bufio.NewWriterSize(s.decision, 64<<10)
+	out := bufio.NewWriterSize(s.Decision, 64<<10)
 	if o.json {
-		err = writeJSONArray(out, items)
+		err = cli.WriteJSONArray(out, items)
 	} else {
-		err = writeTable(out, teamRulesHeading, teamRuleRow, items)
+		err = cli.WriteTable(out, teamRulesHeading, teamRuleRow, items)
 	}
 	if err = errors.Join(err, out.Flush()); err != nil {
-		return &exitError{code: exitInternal, err: err}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
 	}
 	return nil
 }
@@ -202,9 +203,9 @@ func listTeamRules(s streams, o *memoryOptions) error {
 // forgetTeamRule deletes the team rule args[0] of this machine's
 // approver key from the team's server, with its credentials: the
 // server's permissions let an approver delete its own rules alone.
-func forgetTeamRule(s streams, o *memoryOptions, args []string) error {
+func forgetTeamRule(s cli.Streams, o *memoryOptions, args []string) error {
 	if o.all || len(args) != 1 {
-		return usage("rules forget --team: give one team rule ID (see askperm rules list --team)")
+		return cli.Usage("rules forget --team: give one team rule ID (see askperm rules list --team)")
 	}
 	set, err := teamSettings(s, o)
 	if err != nil {
@@ -213,35 +214,35 @@ func forgetTeamRule(s streams, o *memoryOptions, args []string) error {
 	c := *set.Team
 	kp, err := wire.LoadKey(c.Key)
 	if err != nil {
-		return usage("rules forget --team: your approver key: %v (only an approver forgets its own team rules)", err)
+		return cli.Usage("rules forget --team: your approver key: %v (only an approver forgets its own team rules)", err)
 	}
 	key := team.RuleKey(team.PublicKey(kp), args[0])
 	if _, _, err := team.ParseRuleKey(key); err != nil {
-		return usage("rules forget --team: %q is not a team rule ID (see askperm rules list --team)", args[0])
+		return cli.Usage("rules forget --team: %q is not a team rule ID (see askperm rules list --team)", args[0])
 	}
 	tc, err := connectTeam(c)
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("team: %w", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team: %w", err)}
 	}
 	defer tc.close()
 	ctx := tc.ctx
 	kv, err := tc.js.KeyValue(ctx, c.Names().RulesBucket())
 	if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("team: %s: %w", c.Names().RulesBucket(), tc.why(err))}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team: %s: %w", c.Names().RulesBucket(), tc.why(err))}
 	}
 	if _, err := kv.Get(ctx, key); errors.Is(err, jetstream.ErrKeyNotFound) {
-		return usage("rules forget --team: no team rule %s of yours (%s)", args[0], team.PublicKey(kp))
+		return cli.Usage("rules forget --team: no team rule %s of yours (%s)", args[0], team.PublicKey(kp))
 	} else if err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("team: %s: %w", key, tc.why(err))}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team: %s: %w", key, tc.why(err))}
 	}
 	if err := kv.Delete(ctx, key); err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("team: forgetting %s: %w: only its approver, with its own credentials, may", key, tc.why(err))}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team: forgetting %s: %w: only its approver, with its own credentials, may", key, tc.why(err))}
 	}
 	if set.StateDir != "" {
 		if err := team.MarkStale(c, set.StateDir); err != nil {
-			warn(s.errOut, fmt.Sprintf("team rules cache: %v", err))
+			cli.Warn(s.ErrOut, fmt.Sprintf("team rules cache: %v", err))
 		}
 	}
-	warn(s.errOut, fmt.Sprintf("forgot team rule %s", args[0]))
+	cli.Warn(s.ErrOut, fmt.Sprintf("forgot team rule %s", args[0]))
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/docs"
+	"github.com/askperm/askperm/internal/cli"
 )
 
 // exactlyOne takes one argument, and names what it is when it is missing.
@@ -13,15 +14,15 @@ func exactlyOne(command, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		switch {
 		case len(args) == 0:
-			return usage("%s: name %s", command, what)
+			return cli.Usage("%s: name %s", command, what)
 		case len(args) > 1:
-			return usage("%s: one argument, %s; got %d", command, what, len(args))
+			return cli.Usage("%s: one argument, %s; got %d", command, what, len(args))
 		}
 		return nil
 	}
 }
 
-func newSchema(s streams) *cobra.Command {
+func newSchema(s cli.Streams) *cobra.Command {
 	return &cobra.Command{
 		Use:       "schema NAME",
 		Short:     "Print a JSON Schema: " + strings.Join(docs.SchemaNames(), ", "),
@@ -30,9 +31,9 @@ func newSchema(s streams) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			b, err := docs.Schema(args[0])
 			if err != nil {
-				return usage("%v", err)
+				return cli.Usage("%v", err)
 			}
-			_, err = s.decision.Write(b)
+			_, err = s.Decision.Write(b)
 			return err
 		},
 	}

@@ -4,16 +4,18 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/askperm/askperm/internal/cli"
 )
 
-func nullStreams(tb testing.TB) streams {
+func nullStreams(tb testing.TB) cli.Streams {
 	tb.Helper()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { null.Close() })
-	return streams{in: null, decision: null, errOut: io.Discard, getenv: func(string) string { return "" }}
+	return cli.Streams{In: null, Decision: null, ErrOut: io.Discard, Getenv: func(string) string { return "" }}
 }
 
 // TestAlone: only a command line made of the root's own flags (and their

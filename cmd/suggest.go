@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/internal/suggest"
@@ -52,7 +53,7 @@ const suggestExample = `  askperm suggest
   askperm suggest --write ~/.config/askperm/suggested.toml
   askperm --rules ~/.config/askperm/suggested.toml < request.json`
 
-func newSuggest(s streams) *cobra.Command {
+func newSuggest(s cli.Streams) *cobra.Command {
 	o := &suggestOptions{}
 	c := &cobra.Command{
 		Use:     "suggest",
@@ -71,46 +72,46 @@ func newSuggest(s streams) *cobra.Command {
 	return c
 }
 
-func (o *suggestOptions) run(s streams) error {
+func (o *suggestOptions) run(s cli.Streams) error {
 	now := time.Now()
 	since, err := parseSince(o.since, now)
 	if err != nil {
 		return err
 	}
 	if o.min < 1 {
-		return usage("--min: %d is not a count of approvals (1 or more)", o.min)
+		return cli.Usage("--min: %d is not a count of approvals (1 or more)", o.min)
 	}
 	dir, err := stateDirOf(o.memoryOptions, s)
 	if err != nil {
 		return err
 	}
-	sg := suggest.New(suggest.Options{Min: o.min, Since: since, Now: now, Home: s.getenv("HOME")})
-	q := state.AuditQuery{Since: since, Skipped: func(err error) { fmt.Fprintf(s.errOut, "askperm: audit log: %v\n", err) }}
+	sg := suggest.New(suggest.Options{Min: o.min, Since: since, Now: now, Home: s.Getenv("HOME")})
+	q := state.AuditQuery{Since: since, Skipped: func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }}
 	add := func(e state.AuditEntry) error {
 		sg.Add(suggest.Entry{Time: e.Time, Decision: e.Decision, ByPerson: e.ByPerson(), Inexact: len(e.Inexact) > 0,
 			Tool: e.Tool, Server: e.Server, Source: e.Source, Action: e.Action, Dimensions: e.Dimensions, Shells: e.Shells})
 		return nil
 	}
 	if err := state.ScanAudit(dir, q, add); err != nil {
-		return &exitError{code: exitInternal, err: fmt.Errorf("audit log: %w", err)}
+		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("audit log: %w", err)}
 	}
 	rules := sg.Rules()
 	text := suggest.File(rules)
 	if o.write != "" && len(rules) == 0 {
-		fmt.Fprintf(s.errOut, "askperm: no rule to suggest; %s not written\n", o.write)
+		fmt.Fprintf(s.ErrOut, "askperm: no rule to suggest; %s not written\n", o.write)
 		return nil
 	}
 	if o.write != "" {
 		if err := writeSuggested(sg, rules, o.write, text); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--write %s: %w", o.write, err)}
+			return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--write %s: %w", o.write, err)}
 		}
-		fmt.Fprintf(s.errOut, "askperm: %d rule(s) written to %s\n", len(rules), o.write)
+		fmt.Fprintf(s.ErrOut, "askperm: %d rule(s) written to %s\n", len(rules), o.write)
 		return nil
 	}
 	if o.json {
-		return json.NewEncoder(s.decision).Encode(suggestJSON(rules))
+		return json.NewEncoder(s.Decision).Encode(suggestJSON(rules))
 	}
-	_, err = s.decision.Write(text)
+	_, err = s.Decision.Write(text)
 	return err
 }
 
@@ -166,13 +167,13 @@ func suggestJSON(rules []suggest.Rule) []suggestedRule {
 }
 
 // stateDirOf is the state directory the settings name.
-func stateDirOf(o memoryOptions, s streams) (string, error) {
-	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.getenv)
+func stateDirOf(o memoryOptions, s cli.Streams) (string, error) {
+	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.Getenv)
 	if err != nil {
-		return "", usage("%v", err)
+		return "", cli.Usage("%v", err)
 	}
 	if set.StateDir == "" {
-		return "", usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
+		return "", cli.Usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
 	}
 	return set.StateDir, nil
 }

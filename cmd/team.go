@@ -5,6 +5,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/team"
 )
@@ -19,10 +20,10 @@ var execProgram = syscall.Exec
 // and the exit status are askperm-team's. config is the --config given,
 // if any: [team] program there names askperm-team (team.FindProgram).
 // It returns only when askperm-team cannot be run.
-func forwardToTeam(s streams, config string, args []string) error {
-	set, err := settings.Resolve(settings.Flags{Config: config}, s.getenv)
+func forwardToTeam(s cli.Streams, config string, args []string) error {
+	set, err := settings.Resolve(settings.Flags{Config: config}, s.Getenv)
 	if err != nil {
-		return usage("%v", err)
+		return cli.Usage("%v", err)
 	}
 	configured := ""
 	if set.Team != nil {
@@ -30,8 +31,8 @@ func forwardToTeam(s streams, config string, args []string) error {
 	}
 	program, err := team.FindProgram(configured)
 	if err != nil {
-		return usage("%v", err)
+		return cli.Usage("%v", err)
 	}
 	err = execProgram(program, append([]string{team.ProgramName}, args...), os.Environ())
-	return &exitError{code: exitInternal, err: fmt.Errorf("%s: %w", program, err)}
+	return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("%s: %w", program, err)}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/askperm/askperm/internal/cli"
 )
 
 // forwarded is what forwardToTeam ran in askperm's place.
@@ -39,15 +41,15 @@ func TestForwardToTeam(t *testing.T) {
 	if err := os.WriteFile(conf, []byte("[team]\nurl = \"nats://127.0.0.1:4222\"\nhost = \"h\"\nprogram = \""+program+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := streams{getenv: func(string) string { return "" }}
+	s := cli.Streams{Getenv: func(string) string { return "" }}
 	got := recordExec(t, syscall.ENOEXEC)
 	err := forwardToTeam(s, conf, []string{"inbox", "answer", "--message", "not now"})
 	want := forwarded{program, []string{"askperm-team", "inbox", "answer", "--message", "not now"}}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("ran %+v, want %+v", *got, want)
 	}
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != exitInternal || !strings.Contains(err.Error(), "exec format error") {
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != cli.ExitInternal || !strings.Contains(err.Error(), "exec format error") {
 		t.Errorf("a program that cannot run: %v", err)
 	}
 
@@ -55,7 +57,7 @@ func TestForwardToTeam(t *testing.T) {
 	t.Setenv("PATH", dir)
 	*got = forwarded{}
 	err = forwardToTeam(s, conf, []string{"inbox"})
-	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "go install github.com/askperm/askperm/cmd/askperm-team@") || got.program != "" {
+	if !errors.As(err, &ee) || ee.Code != cli.ExitUsage || !strings.Contains(err.Error(), "go install github.com/askperm/askperm/cmd/askperm-team@") || got.program != "" {
 		t.Errorf("askperm-team nowhere: %v; ran %+v", err, *got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/internal/cli"
 )
 
 // Root is askperm's command tree, for the tests that read it and make
@@ -14,11 +16,11 @@ func Root() *cobra.Command {
 	if err != nil {
 		panic(err)
 	}
-	return newRoot(streams{in: null, decision: null, errOut: io.Discard, getenv: func(string) string { return "" }})
+	return newRoot(cli.Streams{In: null, Decision: null, ErrOut: io.Discard, Getenv: func(string) string { return "" }})
 }
 
 // newRoot is the whole command tree.
-func newRoot(s streams) *cobra.Command {
+func newRoot(s cli.Streams) *cobra.Command {
 	root := newRootCommand(s)
 	addCommands(s, root)
 	return root

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/internal/cli"
 )
 
 // version is askperm's version as its build info gives it: the module's
@@ -47,14 +49,14 @@ func version(info *debug.BuildInfo, ok bool) string {
 // buildVersion is the running binary's version.
 func buildVersion() string { return version(debug.ReadBuildInfo()) }
 
-func newVersion(s streams) *cobra.Command {
+func newVersion(s cli.Streams) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print askperm's version (as --version)",
 		Example: versionExample,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := s.decision.WriteString("askperm " + buildVersion() + "\n")
+			_, err := s.Decision.WriteString("askperm " + buildVersion() + "\n")
 			return err
 		},
 	}

@@ -1,4 +1,4 @@
-package cmd
+package cli
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"text/tabwriter"
 )
 
-// streamTable writes what tabwriter writes for the whole table, whether
+// StreamTable writes what tabwriter writes for the whole table, whether
 // it holds the rows (a small table) or asks for them again (past
-// tableHeld), with cells of any width and text tabwriter reads as breaks.
+// TableHeld), with cells of any width and text tabwriter reads as breaks.
 func TestStreamTableIsTabwriter(t *testing.T) {
 	words := []string{"", "a", "写文件", "ünï", "a long cell of text", "-", "x\ty", "x\ny", "\xff", "\v"}
 	for seed := range uint64(40) {
@@ -18,7 +18,7 @@ func TestStreamTableIsTabwriter(t *testing.T) {
 		n := r.IntN(20)
 		large := seed < 2 // one regular, one irregular
 		if large {
-			n = tableHeld / 64 // rows of some 130 bytes held: past tableHeld
+			n = TableHeld / 64 // rows of some 130 bytes held: past TableHeld
 		}
 		irregular := seed%2 == 0
 		rows := make([][]string, n)
@@ -41,7 +41,7 @@ func TestStreamTableIsTabwriter(t *testing.T) {
 		w.Flush()
 		calls := 0
 		var got bytes.Buffer
-		err := streamTable(&got, heading, func(_ bool, each func([]string) error) error {
+		err := StreamTable(&got, heading, func(_ bool, each func([]string) error) error {
 			calls++
 			for _, cells := range rows {
 				if err := each(cells); err != nil {
