@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,28 +21,8 @@ import (
 // logOptions are the flags of askperm log.
 type logOptions struct {
 	memoryOptions
-	session, since, decision, tool string
-	team, stats                    bool
-}
-
-// query is the filter the flags describe, checked once.
-func (o *logOptions) query(now time.Time) (state.AuditQuery, error) {
-	var q state.AuditQuery
-	if o.since != "" {
-		if d, err := settings.ParseDuration(o.since); err == nil {
-			q.Since = now.Add(-d)
-		} else if q.Since, err = time.Parse(time.RFC3339, o.since); err != nil {
-			return q, cli.Usage("--since: %q is neither a duration (1h, 30m) nor a time (2026-12-01T08:00:00Z)", o.since)
-		}
-	}
-	if o.decision != "" && o.decision != "allow" && o.decision != "deny" {
-		return q, cli.Usage("--decision: %q is neither allow nor deny", o.decision)
-	}
-	q.Keep = func(e state.AuditEntry) bool {
-		return (o.session == "" || e.SessionID == o.session) &&
-			(o.decision == "" || e.Decision == o.decision) && (o.tool == "" || e.Tool == o.tool)
-	}
-	return q, nil
+	cli.LogFilter
+	team, stats bool
 }
 
 func newLog(s cli.Streams) *cobra.Command {
@@ -53,11 +31,14 @@ func newLog(s cli.Streams) *cobra.Command {
 		Use:   "log",
 		Short: "Show the audit log: every decision askperm made",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
 			if o.stats {
 				return logStats(s, *o, time.Now())
 			}
-			q, err := o.query(time.Now())
+			if o.team {
+				return forwardToTeam(s, o.config, teamArgs(c, args))
+			}
+			q, err := o.Query(time.Now())
 			if err != nil {
 				return err
 			}
@@ -70,12 +51,6 @@ func newLog(s cli.Streams) *cobra.Command {
 			}
 			q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
 			out := bufio.NewWriterSize(s.Decision, 64<<10)
-			if o.team {
-				if err := writeTeamLog(out, set, q, o.json); err != nil {
-					return err
-				}
-				return out.Flush()
-			}
 			if err := writeLog(out, set.StateDir, q, o.json); err != nil {
 				return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("audit log: %w", err)}
 			}
@@ -84,19 +59,13 @@ func newLog(s cli.Streams) *cobra.Command {
 	}
 	o.register(c)
 	f := c.Flags()
-	f.StringVar(&o.session, "session", "", "only this session's decisions")
-	f.StringVar(&o.since, "since", "", "only decisions since this long ago (1h) or this time (RFC 3339)")
-	f.StringVar(&o.decision, "decision", "", "only allow or only deny")
-	f.StringVar(&o.tool, "tool", "", "only this tool's decisions")
+	o.LogFilter.Register(f)
 	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
-	f.BoolVar(&o.team, "team", false, "the team's decisions, from its audit stream, of every host the credentials may read")
+	f.BoolVar(&o.team, "team", false, "the team's decisions, from its audit stream, of every host the credentials may read (runs askperm-team)")
 	f.BoolVar(&o.stats, "stats", false, statsUsage)
 	cli.Must(c.RegisterFlagCompletionFunc("decision", cli.Fixed("allow", "deny")))
 	return c
 }
-
-// logColumns are the table's headings; every row has as many cells.
-var logColumns = []string{"TIME", "DECISION", "CAUSE", "BY", "SESSION", "TOOL", "ACTION", "VALUES"}
 
 // writeLog writes the entries of the audit log in dir that q keeps to out,
 // as JSON lines or as a table. The table's rows are spooled while its
@@ -116,7 +85,7 @@ func writeLog(out io.Writer, dir string, q state.AuditQuery, asJSON bool) error 
 	}
 	spool := &rowSpool{}
 	defer spool.close()
-	return cli.StreamTable(out, logColumns, func(measuring bool, each func([]string) error) error {
+	return cli.StreamTable(out, cli.LogColumns, func(measuring bool, each func([]string) error) error {
 		if !measuring {
 			if ok, err := spool.replay(each); ok {
 				return err
@@ -127,7 +96,7 @@ func writeLog(out io.Writer, dir string, q state.AuditQuery, asJSON bool) error 
 			q.Skipped = nil // told of once, when measuring
 		}
 		return state.ScanAudit(dir, q, func(e state.AuditEntry) error {
-			cells := logRow(e)
+			cells := cli.LogRow(e)
 			if measuring {
 				spool.add(cells)
 			}
@@ -239,29 +208,4 @@ func (s *rowSpool) close() {
 	if s.f != nil {
 		s.f.Close()
 	}
-}
-
-// logRow is the table's row for e.
-func logRow(e state.AuditEntry) []string {
-	var values []string
-	for _, v := range e.Dimensions {
-		values = append(values, v)
-	}
-	sort.Strings(values)
-	by := string(e.Frontend)
-	if len(e.DecidedBy) > 0 {
-		by += " (" + strings.Join(e.DecidedBy, ", ") + ")"
-	}
-	verdict := e.Decision
-	if e.Persist != "once" {
-		verdict += " " + e.Persist
-	}
-	if e.Stop {
-		verdict += " stop"
-	}
-	if e.NotRemembered != "" {
-		verdict += " (not remembered)"
-	}
-	return []string{e.Time.Local().Format(time.DateTime), verdict, string(e.Cause), by,
-		cli.Dash(e.SessionID), cli.Dash(e.Tool), e.Action, cli.Dash(strings.Join(values, " "))}
 }

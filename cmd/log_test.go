@@ -25,9 +25,9 @@ import (
 func oldLog(t *testing.T, dir string, o logOptions) string {
 	t.Helper()
 	var since time.Time
-	if o.since != "" {
+	if o.Since != "" {
 		var err error
-		if since, err = time.Parse(time.RFC3339, o.since); err != nil {
+		if since, err = time.Parse(time.RFC3339, o.Since); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,8 +41,8 @@ func oldLog(t *testing.T, dir string, o logOptions) string {
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var e state.AuditEntry
-			if json.Unmarshal(sc.Bytes(), &e) == nil && (o.session == "" || e.SessionID == o.session) && !e.Time.Before(since) &&
-				(o.decision == "" || e.Decision == o.decision) && (o.tool == "" || e.Tool == o.tool) {
+			if json.Unmarshal(sc.Bytes(), &e) == nil && (o.Session == "" || e.SessionID == o.Session) && !e.Time.Before(since) &&
+				(o.Decision == "" || e.Decision == o.Decision) && (o.Tool == "" || e.Tool == o.Tool) {
 				entries = append(entries, e)
 			}
 		}
@@ -171,13 +171,13 @@ func TestLogSameAsBefore(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 22))
 		dir := t.TempDir()
 		first, last := genLog(t, dir, r, r.IntN(300), seed%4 == 0)
-		o := logOptions{session: genSessions[r.IntN(len(genSessions))], tool: genTools[r.IntN(len(genTools))],
-			decision: []string{"", "allow", "deny"}[r.IntN(3)]}
+		o := logOptions{LogFilter: cli.LogFilter{Session: genSessions[r.IntN(len(genSessions))], Tool: genTools[r.IntN(len(genTools))],
+			Decision: []string{"", "allow", "deny"}[r.IntN(3)]}}
 		if r.IntN(2) == 0 {
-			o.since = first.Add(time.Duration(r.Int64N(int64(last.Sub(first) + time.Second)))).Format(time.RFC3339)
+			o.Since = first.Add(time.Duration(r.Int64N(int64(last.Sub(first) + time.Second)))).Format(time.RFC3339)
 		}
 		o.json = r.IntN(2) == 0
-		args := []string{"log", "--state-dir", dir, "--session", o.session, "--tool", o.tool, "--decision", o.decision, "--since", o.since}
+		args := []string{"log", "--state-dir", dir, "--session", o.Session, "--tool", o.Tool, "--decision", o.Decision, "--since", o.Since}
 		if o.json {
 			args = append(args, "--json")
 		}

@@ -23,15 +23,15 @@ func logStats(s cli.Streams, o logOptions, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	since, err := parseSince(o.since, now)
-	if o.since == "" {
+	since, err := parseSince(o.Since, now)
+	if o.Since == "" {
 		since, err = time.Time{}, nil
 	}
 	if err != nil {
 		return err
 	}
-	o.since = "" // parsed above, days too
-	q, err := o.query(now)
+	o.Since = "" // parsed above, days too
+	q, err := o.Query(now)
 	if err != nil {
 		return err
 	}

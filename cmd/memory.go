@@ -82,7 +82,7 @@ func newRules(s cli.Streams) *cobra.Command {
 	list := listCommand(s, o, "List the remembered always-rules in force",
 		func(st *state.Store, _ settings.Settings, yield func(state.Rule) error) error {
 			return st.EachRule(time.Now(), yield)
-		}, rulesHeading, ruleRow)
+		}, cli.RulesHeading, cli.RuleRow)
 	forget := &cobra.Command{
 		Use:   "forget ID | --all",
 		Short: "Forget one remembered rule, or all",
@@ -220,40 +220,4 @@ func recorded(q string) string {
 		return q
 	}
 	return form.Line(q)
-}
-
-var rulesHeading = []string{"ID", "DECISION", "SERVER", "TOOL", "ACTION", "SCOPES", "WORKDIR", "GRANTS", "EXPIRES", "ORIGIN"}
-
-// ruleRow is r's row of rules list; request text in it is rendered safe.
-func ruleRow(r state.Rule) []string {
-	var scopes []string
-	for _, d := range r.Dimensions {
-		scopes = append(scopes, form.Line(d.Name)+"="+string(d.Kind)+":"+form.Line(d.Match))
-	}
-	workdir := r.WorkdirScope
-	if r.Workdir != "" {
-		workdir = form.Line(r.Workdir)
-	}
-	grants := make([]string, len(r.Grants))
-	for i, g := range r.Grants {
-		grants[i] = form.Line(g)
-	}
-	expires := "never"
-	if r.Expires != 0 {
-		expires = time.Unix(r.Expires, 0).Format(time.DateTime)
-	}
-	return []string{strconv.FormatUint(r.ID, 10), string(r.Decision), cli.Dash(form.Line(r.Server)), cli.Dash(form.Line(r.Tool)),
-		form.Line(r.Action), cli.Dash(strings.Join(scopes, " ")), cli.Dash(workdir), cli.Dash(strings.Join(grants, ",")), expires, originText(r.Origin)}
-}
-
-// originText says who gave a rule: a person in a frontend, or a canned
-// answer.
-func originText(origin string) string {
-	switch origin {
-	case string(decision.FrontendAnswers):
-		return "canned-answer"
-	case state.OriginUnknown:
-		return origin
-	}
-	return "person/" + form.Line(origin)
 }

@@ -49,13 +49,13 @@ func BenchmarkRulesList(b *testing.B) {
 			base, peak := ms.HeapInuse, ms.HeapInuse
 			for b.Loop() {
 				i := 0
-				err := cli.StreamTable(io.Discard, rulesHeading, func(_ bool, emit func([]string) error) error {
+				err := cli.StreamTable(io.Discard, cli.RulesHeading, func(_ bool, emit func([]string) error) error {
 					return st.EachRule(time.Now(), func(r state.Rule) error {
 						if i++; i%1000 == 0 {
 							runtime.ReadMemStats(&ms)
 							peak = max(peak, ms.HeapInuse)
 						}
-						return emit(ruleRow(r))
+						return emit(cli.RuleRow(r))
 					})
 				})
 				if err != nil {

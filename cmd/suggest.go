@@ -186,6 +186,6 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 			return now.AddDate(0, 0, -days), nil
 		}
 	}
-	q, err := (&logOptions{since: s}).query(now)
+	q, err := (&cli.LogFilter{Since: s}).Query(now)
 	return q.Since, err
 }

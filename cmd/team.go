@@ -3,7 +3,11 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
@@ -35,4 +39,68 @@ func forwardToTeam(s cli.Streams, config string, args []string) error {
 	}
 	err = execProgram(program, append([]string{team.ProgramName}, args...), os.Environ())
 	return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("%s: %w", program, err)}
+}
+
+// newInbox is askperm inbox, which askperm-team runs: its arguments and
+// flags are askperm-team's, given on as they are.
+func newInbox(s cli.Streams) *cobra.Command {
+	return &cobra.Command{
+		Use:                "inbox",
+		Short:              "Answer the team's pending requests (runs askperm-team inbox)",
+		Long:               "askperm inbox runs askperm-team inbox, the approver's side of team mode, with the same arguments: askperm-team inbox --help says more.",
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return forwardToTeam(s, configArg(args), append([]string{"inbox"}, args...))
+		},
+	}
+}
+
+// configArg is the value of --config in args, unparsed: "" when none.
+func configArg(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--config="); ok {
+			return v
+		}
+		if a == "--config" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// teamArgs are the arguments that run c (parsed, with args) as
+// askperm-team: its path below the root, the flags given, and args.
+func teamArgs(c *cobra.Command, args []string) []string {
+	out := strings.Fields(c.CommandPath())[1:]
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		out = append(out, "--"+f.Name+"="+f.Value.String())
+	})
+	return append(append(out, "--"), args...)
+}
+
+// withTeam gives rules list and rules forget their --team flag: the team
+// rules (protocol section 11), which askperm-team lists and forgets,
+// instead of this machine's.
+func withTeam(s cli.Streams, o *memoryOptions, list, forget *cobra.Command) {
+	var on bool
+	list.Flags().BoolVar(&on, "team", false, "the team's rules, from its server, or from this machine's cache when the server cannot be reached (runs askperm-team)")
+	forget.Flags().BoolVar(&on, "team", false, "forget the team rule ID, one of your own as an approver (runs askperm-team)")
+	for _, c := range []*cobra.Command{list, forget} {
+		run := c.RunE
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if !on {
+				return run(c, args)
+			}
+			return forwardToTeam(s, o.config, teamArgs(c, args))
+		}
+	}
 }

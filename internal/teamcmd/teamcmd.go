@@ -7,7 +7,7 @@ package teamcmd
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -15,21 +15,44 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/team/wire"
 )
 
 // Main runs askperm-team with args and returns its exit status.
 func Main(args []string) int {
-	root := newRoot(os.Stdin, os.Stdout)
-	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "askperm-team:", err)
-		return 1
-	}
-	return 0
+	// Libraries that print to os.Stdout must never reach what the
+	// commands write (a decision's bridge events, inbox list's lines).
+	s := cli.Streams{In: os.Stdin, Decision: os.Stdout, ErrOut: os.Stderr, Getenv: os.Getenv}
+	os.Stdout = os.Stderr
+	return run(s, args)
 }
 
-func newRoot(in io.Reader, out io.Writer) *cobra.Command {
+// run runs askperm-team with args and returns its exit status, as
+// askperm's command line does (an error on stderr, prefixed).
+func run(s cli.Streams, args []string) int {
+	root := newRoot(s)
+	root.SetArgs(args)
+	err := root.Execute()
+	var ee *cli.ExitError
+	switch {
+	case err == nil:
+		return cli.ExitOK
+	case errors.As(err, &ee):
+		if ee.Err != nil {
+			cli.Warn(s.ErrOut, ee.Err.Error())
+		}
+		return ee.Code
+	default: // cobra's own errors, and the hidden commands'
+		cli.Warn(s.ErrOut, err.Error())
+		return cli.ExitUsage
+	}
+}
+
+func newRoot(s cli.Streams) *cobra.Command {
+	// The hidden commands read and write askperm's pipes.
+	var in io.Reader = s.In
+	var out io.Writer = s.Decision
 	root := &cobra.Command{
 		Use:   "askperm-team",
 		Short: "The NATS side of askperm's team mode",
@@ -71,5 +94,6 @@ team frontend asks, and the team commands of askperm an approver runs.`,
 			return wire.AuditPublish(cmd.Context(), in)
 		},
 	})
+	root.AddCommand(newInbox(s), newRules(s), newLog(s))
 	return root
 }

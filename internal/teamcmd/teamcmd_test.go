@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/askperm/askperm/internal/cli"
 )
 
 // The bridge is hidden, takes no arguments, and reads its request on
@@ -16,15 +18,13 @@ func TestBridgeCommand(t *testing.T) {
 		{[]string{"bridge", "x"}, "unknown command"},
 		{[]string{"bridge"}, "the request: EOF"},
 	} {
-		var out bytes.Buffer
-		root := newRoot(strings.NewReader(""), &out)
-		root.SetArgs(tc.args)
-		if err := root.Execute(); err == nil || !strings.Contains(err.Error(), tc.want) || out.Len() != 0 {
-			t.Errorf("%q: %v, wrote %q; want %q", tc.args, err, out.String(), tc.want)
+		code, out, stderr := invoke(t, "", nil, tc.args...)
+		if code == cli.ExitOK || !strings.Contains(stderr, tc.want) || out != "" {
+			t.Errorf("%q: exit %d, %s, wrote %q; want %q", tc.args, code, stderr, out, tc.want)
 		}
 	}
 	var help bytes.Buffer
-	root := newRoot(strings.NewReader(""), &help)
+	root := newRoot(cli.Streams{})
 	root.SetOut(&help)
 	root.SetArgs([]string{"--help"})
 	if err := root.Execute(); err != nil || strings.Contains(help.String(), "bridge") {

@@ -1,4 +1,4 @@
-package cmd
+package teamcmd
 
 import (
 	"bufio"
@@ -22,24 +22,52 @@ import (
 // teamWait bounds what a command waits for the team's server.
 const teamWait = 10 * time.Second
 
-// withTeam gives rules list and rules forget their --team flag: the team
-// rules (protocol section 11) instead of this machine's.
-func withTeam(s cli.Streams, o *memoryOptions, list, forget *cobra.Command) {
+// memoryOptions are the flags of rules list|forget --team and log
+// --team, as askperm's rules and log commands have them.
+type memoryOptions struct {
+	stateDir, config string
+	json, all        bool
+}
+
+func (o *memoryOptions) register(c *cobra.Command) {
+	c.PersistentFlags().StringVar(&o.stateDir, "state-dir", "", "the state directory (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
+	c.PersistentFlags().StringVar(&o.config, "config", "", "config file (env ASKPERM_CONFIG)")
+}
+
+// newRules is askperm rules list --team and rules forget --team ID,
+// which askperm hands to askperm-team (its own rules it lists and forgets
+// itself).
+func newRules(s cli.Streams) *cobra.Command {
+	o := &memoryOptions{}
+	c := &cobra.Command{Use: "rules", Short: "List or forget the team's rules (askperm rules list|forget --team)"}
+	o.register(c)
 	var on bool
-	list.Flags().BoolVar(&on, "team", false, "the team's rules, from its server, or from this machine's cache when the server cannot be reached")
-	forget.Flags().BoolVar(&on, "team", false, "forget the team rule ID, one of your own as an approver")
-	for c, teamRun := range map[*cobra.Command]func([]string) error{
-		list:   func([]string) error { return listTeamRules(s, o) },
-		forget: func(args []string) error { return forgetTeamRule(s, o, args) },
-	} {
-		run := c.RunE
-		c.RunE = func(cmd *cobra.Command, args []string) error {
+	teamOnly := func(run func([]string) error) func(*cobra.Command, []string) error {
+		return func(c *cobra.Command, args []string) error {
 			if !on {
-				return run(cmd, args)
+				return cli.Usage("rules %s: give --team; askperm rules %s is this machine's rules", c.Name(), c.Name())
 			}
-			return teamRun(args)
+			return run(args)
 		}
 	}
+	list := &cobra.Command{
+		Use:   "list --team",
+		Short: "List the team's rules",
+		Args:  cobra.NoArgs,
+		RunE:  teamOnly(func([]string) error { return listTeamRules(s, o) }),
+	}
+	list.Flags().BoolVar(&o.json, "json", false, "one JSON array")
+	forget := &cobra.Command{
+		Use:   "forget --team ID",
+		Short: "Forget one of your team rules, as its approver",
+		Args:  cobra.MaximumNArgs(1),
+		RunE:  teamOnly(func(args []string) error { return forgetTeamRule(s, o, args) }),
+	}
+	forget.Flags().BoolVar(&o.all, "all", false, "refused: a team rule is forgotten one at a time")
+	list.Flags().BoolVar(&on, "team", false, "the team's rules, from its server, or from this machine's cache when the server cannot be reached")
+	forget.Flags().BoolVar(&on, "team", false, "forget the team rule ID, one of your own as an approver")
+	c.AddCommand(list, forget)
+	return c
 }
 
 // teamSettings are the settings of o, which must configure [team].
@@ -116,10 +144,10 @@ type teamRule struct {
 
 var teamRulesHeading = []string{"ID", "APPROVER", "DECISION", "SERVER", "TOOL", "ACTION", "SCOPES", "WORKDIR", "GRANTS", "EXPIRES", "STATUS"}
 
-// teamRuleRow is r's row: local rules' columns (ruleRow), but the origin,
+// teamRuleRow is r's row: local rules' columns (cli.RuleRow), but the origin,
 // with the team rule's approver and status.
 func teamRuleRow(r teamRule) []string {
-	cells := ruleRow(r.Rule)
+	cells := cli.RuleRow(r.Rule)
 	return append(append([]string{r.ID, r.Approver}, cells[1:len(cells)-1]...), r.Status)
 }
 

@@ -1,8 +1,12 @@
-package cmd
+package teamcmd
 
 import (
+	"bufio"
+	"time"
+
 	"encoding/json"
 	"fmt"
+	"github.com/spf13/cobra"
 	"io"
 
 	"github.com/askperm/askperm/internal/cli"
@@ -11,6 +15,50 @@ import (
 	"github.com/askperm/askperm/internal/team/wire"
 )
 
+// logOptions are the flags of askperm log --team.
+type logOptions struct {
+	memoryOptions
+	cli.LogFilter
+	team bool
+}
+
+// newLog is askperm log --team, which askperm hands to askperm-team (its
+// own audit log it reads itself).
+func newLog(s cli.Streams) *cobra.Command {
+	o := &logOptions{}
+	c := &cobra.Command{
+		Use:   "log --team",
+		Short: "Show the team's decisions, from its audit stream",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if !o.team {
+				return cli.Usage("log: give --team; askperm log is this machine's audit log")
+			}
+			q, err := o.Query(time.Now())
+			if err != nil {
+				return err
+			}
+			set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.Getenv)
+			if err != nil {
+				return cli.Usage("%v", err)
+			}
+			q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
+			out := bufio.NewWriterSize(s.Decision, 64<<10)
+			if err := writeTeamLog(out, set, q, o.json); err != nil {
+				return err
+			}
+			return out.Flush()
+		},
+	}
+	o.register(c)
+	f := c.Flags()
+	o.LogFilter.Register(f)
+	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
+	f.BoolVar(&o.team, "team", false, "the team's decisions, from its audit stream, of every host the credentials may read")
+	cli.Must(c.RegisterFlagCompletionFunc("decision", cli.Fixed("allow", "deny")))
+	return c
+}
+
 // teamEntry is a line of the team's audit stream: the audit log's
 // entry, from host Host.
 type teamEntry struct {
@@ -18,7 +66,7 @@ type teamEntry struct {
 	state.AuditEntry
 }
 
-var teamLogColumns = append([]string{"HOST"}, logColumns...)
+var teamLogColumns = append([]string{"HOST"}, cli.LogColumns...)
 
 // writeTeamLog writes the team decisions of the audit stream that q
 // keeps, from every host the credentials of set's [team] may read, to
@@ -63,7 +111,7 @@ func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJS
 	}
 	return cli.StreamTable(out, teamLogColumns, func(_ bool, each func([]string) error) error {
 		for _, e := range kept {
-			if err := each(append([]string{cli.Dash(e.Host)}, logRow(e.AuditEntry)...)); err != nil {
+			if err := each(append([]string{cli.Dash(e.Host)}, cli.LogRow(e.AuditEntry)...)); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package cmd
+package teamcmd
 
 import (
 	"context"
@@ -69,7 +69,7 @@ func (a *teamApprover) run(args ...string) (int, string, string) {
 // request is testdata/requests/name.
 func request(t *testing.T, name string) []byte {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "requests", name))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "requests", name))
 	if err != nil {
 		t.Fatal(err)
 	}

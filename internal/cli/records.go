@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/settings"
+	"github.com/askperm/askperm/internal/state"
+)
+
+// The tables of askperm's records: its rules, local or the team's, and
+// its audit log, local or the team's stream.
+
+// LogFilter is the filter of askperm log's flags (Register).
+type LogFilter struct {
+	Session, Since, Decision, Tool string
+}
+
+// Register adds the filter's flags to f.
+func (o *LogFilter) Register(f *pflag.FlagSet) {
+	f.StringVar(&o.Session, "session", "", "only this session's decisions")
+	f.StringVar(&o.Since, "since", "", "only decisions since this long ago (1h) or this time (RFC 3339)")
+	f.StringVar(&o.Decision, "decision", "", "only allow or only deny")
+	f.StringVar(&o.Tool, "tool", "", "only this tool's decisions")
+}
+
+// Query is the filter the flags describe, checked once.
+func (o *LogFilter) Query(now time.Time) (state.AuditQuery, error) {
+	var q state.AuditQuery
+	if o.Since != "" {
+		if d, err := settings.ParseDuration(o.Since); err == nil {
+			q.Since = now.Add(-d)
+		} else if q.Since, err = time.Parse(time.RFC3339, o.Since); err != nil {
+			return q, Usage("--since: %q is neither a duration (1h, 30m) nor a time (2026-12-01T08:00:00Z)", o.Since)
+		}
+	}
+	if o.Decision != "" && o.Decision != "allow" && o.Decision != "deny" {
+		return q, Usage("--decision: %q is neither allow nor deny", o.Decision)
+	}
+	q.Keep = func(e state.AuditEntry) bool {
+		return (o.Session == "" || e.SessionID == o.Session) &&
+			(o.Decision == "" || e.Decision == o.Decision) && (o.Tool == "" || e.Tool == o.Tool)
+	}
+	return q, nil
+}
+
+var RulesHeading = []string{"ID", "DECISION", "SERVER", "TOOL", "ACTION", "SCOPES", "WORKDIR", "GRANTS", "EXPIRES", "ORIGIN"}
+
+// RuleRow is r's row of rules list; request text in it is rendered safe.
+func RuleRow(r state.Rule) []string {
+	var scopes []string
+	for _, d := range r.Dimensions {
+		scopes = append(scopes, form.Line(d.Name)+"="+string(d.Kind)+":"+form.Line(d.Match))
+	}
+	workdir := r.WorkdirScope
+	if r.Workdir != "" {
+		workdir = form.Line(r.Workdir)
+	}
+	grants := make([]string, len(r.Grants))
+	for i, g := range r.Grants {
+		grants[i] = form.Line(g)
+	}
+	expires := "never"
+	if r.Expires != 0 {
+		expires = time.Unix(r.Expires, 0).Format(time.DateTime)
+	}
+	return []string{strconv.FormatUint(r.ID, 10), string(r.Decision), Dash(form.Line(r.Server)), Dash(form.Line(r.Tool)),
+		form.Line(r.Action), Dash(strings.Join(scopes, " ")), Dash(workdir), Dash(strings.Join(grants, ",")), expires, originText(r.Origin)}
+}
+
+// originText says who gave a rule: a person in a frontend, or a canned
+// answer.
+func originText(origin string) string {
+	switch origin {
+	case string(decision.FrontendAnswers):
+		return "canned-answer"
+	case state.OriginUnknown:
+		return origin
+	}
+	return "person/" + form.Line(origin)
+}
+
+// LogColumns are the table's headings; every row has as many cells.
+var LogColumns = []string{"TIME", "DECISION", "CAUSE", "BY", "SESSION", "TOOL", "ACTION", "VALUES"}
+
+// LogRow is the table's row for e.
+func LogRow(e state.AuditEntry) []string {
+	var values []string
+	for _, v := range e.Dimensions {
+		values = append(values, v)
+	}
+	sort.Strings(values)
+	by := string(e.Frontend)
+	if len(e.DecidedBy) > 0 {
+		by += " (" + strings.Join(e.DecidedBy, ", ") + ")"
+	}
+	verdict := e.Decision
+	if e.Persist != "once" {
+		verdict += " " + e.Persist
+	}
+	if e.Stop {
+		verdict += " stop"
+	}
+	if e.NotRemembered != "" {
+		verdict += " (not remembered)"
+	}
+	return []string{e.Time.Local().Format(time.DateTime), verdict, string(e.Cause), by,
+		Dash(e.SessionID), Dash(e.Tool), e.Action, Dash(strings.Join(values, " "))}
+}
