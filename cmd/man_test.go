@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/askperm/askperm/internal/teamcmd"
 )
 
 // manDir holds the man pages, one per command, made from the command tree
@@ -24,8 +27,11 @@ var stamp = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 // directory dir.
 func writeManPages(dir string) error {
 	header := &doc.GenManHeader{Section: "1", Source: "askperm", Manual: "askperm manual", Date: &stamp}
-	if err := doc.GenManTree(Root(), header, dir); err != nil {
-		return err
+	// askperm-team's pages too: askperm hands it the team commands.
+	for _, root := range []*cobra.Command{Root(), teamcmd.Tree()} {
+		if err := doc.GenManTree(root, header, dir); err != nil {
+			return err
+		}
 	}
 	pages, err := filepath.Glob(filepath.Join(dir, "*.1"))
 	if err != nil {

@@ -45,9 +45,15 @@ func forwardToTeam(s cli.Streams, config string, args []string) error {
 // flags are askperm-team's, given on as they are.
 func newInbox(s cli.Streams) *cobra.Command {
 	return &cobra.Command{
-		Use:                "inbox",
-		Short:              "Answer the team's pending requests (runs askperm-team inbox)",
-		Long:               "askperm inbox runs askperm-team inbox, the approver's side of team mode, with the same arguments: askperm-team inbox --help says more.",
+		Use:   "inbox",
+		Short: "Answer the team's pending requests (runs askperm-team inbox)",
+		Long: `askperm inbox runs askperm-team inbox, the approver's side of team mode,
+with the same arguments: askperm-team(1) is installed beside askperm, and
+askperm-team inbox --help (or man askperm-team-inbox) says more.`,
+		Example: `  # Once: create your approver key, and give its public half to the hosts
+  askperm inbox key
+  # The live list; Enter opens a request in the terminal UI's form
+  askperm inbox`,
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, args []string) error {
 			return forwardToTeam(s, configArg(args), append([]string{"inbox"}, args...))

@@ -38,7 +38,7 @@ func runTeam(ctx context.Context, c Config, command string, in []byte, max int64
 			return nil, fmt.Errorf("%s %s: %w", ProgramName, command, context.Cause(ctx))
 		}
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			msg = strings.TrimPrefix(strings.ReplaceAll(msg, "\n", "; "), ProgramName+": ")
+			msg = strings.TrimPrefix(strings.ReplaceAll(msg, "\n", "; "), "askperm: ")
 			return nil, fmt.Errorf("%s %s: %s", ProgramName, command, form.Line(msg))
 		}
 		return nil, fmt.Errorf("%s %s: %w", ProgramName, command, err)

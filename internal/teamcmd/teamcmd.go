@@ -49,6 +49,11 @@ func run(s cli.Streams, args []string) int {
 	}
 }
 
+// Tree is askperm-team's command tree, for its man pages.
+func Tree() *cobra.Command {
+	return newRoot(cli.Streams{ErrOut: io.Discard, Getenv: func(string) string { return "" }})
+}
+
 func newRoot(s cli.Streams) *cobra.Command {
 	// The hidden commands read and write askperm's pipes.
 	var in io.Reader = s.In
