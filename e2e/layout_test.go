@@ -111,6 +111,12 @@ func TestImportGraph(t *testing.T) {
 				bad(dep, "the command line reaches these only through the pipeline and the settings (it opens the state store only to list and forget)")
 			case under(dep, "cmd") && pkg != "":
 				bad(dep, "only main runs the command line")
+			case pkg == "internal/teamcmd" && (under(dep, "internal/policy") || under(dep, "prompt") || under(dep, "internal/pipeline")):
+				bad(dep, "askperm-team's command line reaches the frontends and the pipeline only through the inbox, and never policy")
+			case under(dep, "internal/teamcmd") && pkg != "cmd/askperm-team":
+				bad(dep, "only askperm-team's main runs its command line")
+			case under(dep, "internal/team/wire") && !under(pkg, "internal/team/wire") && !under(pkg, "internal/teamcmd") && !under(pkg, "internal/inbox"):
+				bad(dep, "the NATS client is askperm-team's alone: askperm's side of team mode (internal/team) runs askperm-team instead")
 			}
 			for _, j := range joined {
 				if under(dep, j) && !slices.Contains(joins, j) {
@@ -120,8 +126,11 @@ func TestImportGraph(t *testing.T) {
 		}
 		// The settings load and type the values of each (an answers file, a
 		// frontend list) and decide nothing; the set-up checks look at each
-		// and decide nothing.
-		if len(joins) > 1 && pkg != "internal/pipeline" && pkg != "internal/settings" && pkg != "internal/setup" {
+		// and decide nothing. askperm-team's command line is the approver's
+		// side, as cmd is the person's: it reads canned answers for inbox
+		// answer and lists the team's rules in the state store's rule form,
+		// and decides nothing itself (the host verifies every answer).
+		if len(joins) > 1 && pkg != "internal/pipeline" && pkg != "internal/settings" && pkg != "internal/setup" && pkg != "internal/teamcmd" {
 			t.Errorf("%s joins %v: only the pipeline joins answers, policy, state and frontends", pkg, joins)
 		}
 	}

@@ -181,11 +181,11 @@ func TestAskpermLinksNoNATS(t *testing.T) {
 		return string(out)
 	}
 	team := deps(module + "/cmd/askperm-team")
-	if !strings.Contains(team, "github.com/nats-io/nats.go\n") || strings.Contains(team, "nats-server") {
+	if !strings.Contains(team, "github.com/nats-io/nats.go\n") || !strings.Contains(team, "github.com/nats-io/nkeys\n") || strings.Contains(team, "nats-server") {
 		t.Errorf("askperm-team should link the NATS client and no server; it links:\n%s", team)
 	}
 	for _, dep := range strings.Fields(deps(module)) {
-		if strings.HasPrefix(dep, "github.com/nats-io/") {
+		if strings.HasPrefix(dep, "github.com/nats-io/") || strings.Contains(dep, "nkeys") {
 			t.Errorf("askperm links %s", dep)
 		}
 	}
