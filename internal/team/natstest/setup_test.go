@@ -12,7 +12,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	teammode "github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/team/natstest"
+	"github.com/askperm/askperm/internal/team/wire"
 )
 
 // The team's names with the default prefix, as docs/team/nats.conf spells them.
@@ -25,30 +27,9 @@ const (
 )
 
 // ensureStreams creates the team's streams and buckets as `askperm inbox`
-// does on first start (CreateOrUpdate, idempotent), with the settings the
-// team design fixes. It stands in for the production EnsureStreams of
-// internal/team until the tests can call that.
+// does on first start (wire.EnsureStreams), with the default prefix.
 func ensureStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
-	for _, cfg := range []jetstream.StreamConfig{
-		{Name: reqStream, Subjects: []string{"askperm.req.*"}, Retention: jetstream.LimitsPolicy,
-			MaxAge: 24 * time.Hour, Duplicates: 10 * time.Minute, Replicas: replicas},
-		{Name: auditStream, Subjects: []string{"askperm.audit.*"}, Retention: jetstream.LimitsPolicy,
-			MaxAge: 30 * 24 * time.Hour, Replicas: replicas},
-	} {
-		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-			return err
-		}
-	}
-	for _, cfg := range []jetstream.KeyValueConfig{
-		{Bucket: answersKV, TTL: 24 * time.Hour, Replicas: replicas},
-		{Bucket: doneKV, TTL: 24 * time.Hour, Replicas: replicas},
-		{Bucket: rulesKV, Replicas: replicas},
-	} {
-		if _, err := js.CreateOrUpdateKeyValue(ctx, cfg); err != nil {
-			return err
-		}
-	}
-	return nil
+	return wire.EnsureStreams(ctx, js, teammode.Config{Prefix: teammode.DefaultPrefix, Replicas: replicas})
 }
 
 // client is one user's connection, with the asynchronous errors the server
