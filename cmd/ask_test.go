@@ -11,6 +11,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/cli"
+	"github.com/askperm/askperm/internal/cli/clitest"
 	"github.com/askperm/askperm/internal/pipeline"
 )
 
@@ -18,43 +19,10 @@ import (
 // and returns the exit status, stdout and stderr.
 func invoke(t *testing.T, req string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	in := filepath.Join(dir, "request.json")
-	if err := os.WriteFile(in, []byte(req), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := os.Open(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	stdout, err := os.Create(filepath.Join(dir, "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdout.Close()
-	var stderr bytes.Buffer
-	if env == nil {
-		env = map[string]string{}
-	}
-	env["XDG_CONFIG_HOME"] = dir // no config file unless a test writes one
-	s := cli.Streams{In: stdin, Decision: stdout, ErrOut: &stderr, Getenv: func(k string) string { return env[k] }}
-	code := run(s, args)
-	out, err := os.ReadFile(stdout.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return code, string(out), stderr.String()
+	return clitest.Invoke(t, run, req, env, args...)
 }
 
-func writeFile(t *testing.T, name, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+var writeFile = clitest.WriteFile
 
 // Flags mean one thing: every combination that could be read two ways is
 // a usage error, with a message saying what to do, and nothing is written.

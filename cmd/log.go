@@ -59,11 +59,10 @@ func newLog(s cli.Streams) *cobra.Command {
 	}
 	o.register(c)
 	f := c.Flags()
-	o.LogFilter.Register(f)
+	o.LogFilter.Register(c)
 	f.BoolVar(&o.json, "json", false, "the entries as JSON lines")
 	f.BoolVar(&o.team, "team", false, "the team's decisions, from its audit stream, of every host the credentials may read (runs askperm-team)")
 	f.BoolVar(&o.stats, "stats", false, statsUsage)
-	cli.Must(c.RegisterFlagCompletionFunc("decision", cli.Fixed("allow", "deny")))
 	return c
 }
 

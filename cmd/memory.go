@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -181,16 +179,7 @@ func listCommand[T any](s cli.Streams, o *memoryOptions, short string,
 			}
 			defer st.Close()
 			items := func(yield func(T) error) error { return each(st, set, yield) }
-			out := bufio.NewWriterSize(s.Decision, 64<<10)
-			if o.json {
-				err = cli.WriteJSONArray(out, items)
-			} else {
-				err = cli.WriteTable(out, heading, row, items)
-			}
-			if err = errors.Join(err, out.Flush()); err != nil {
-				return &cli.ExitError{Code: cli.ExitInternal, Err: err}
-			}
-			return nil
+			return cli.WriteList(s.Decision, o.json, heading, row, items)
 		},
 	}
 	c.Flags().BoolVar(&o.json, "json", false, "one JSON array")

@@ -6,7 +6,6 @@
 package cmd
 
 import (
-	"errors"
 	"os"
 	"strings"
 
@@ -30,20 +29,7 @@ func run(s cli.Streams, args []string) int {
 		addCommands(s, root)
 	}
 	root.SetArgs(args)
-	err := root.Execute()
-	var ee *cli.ExitError
-	switch {
-	case err == nil:
-		return cli.ExitOK
-	case errors.As(err, &ee):
-		if ee.Err != nil {
-			cli.Warn(s.ErrOut, ee.Err.Error())
-		}
-		return ee.Code
-	default: // cobra's own errors: unknown flags, bad arguments
-		cli.Warn(s.ErrOut, err.Error())
-		return cli.ExitUsage
-	}
+	return cli.Status(s.ErrOut, root.Execute())
 }
 
 // alone reports whether args run the root command itself, deciding a

@@ -4,8 +4,10 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,6 +53,42 @@ func (e *ExitError) Error() string {
 		return fmt.Sprintf("exit status %d", e.Code)
 	}
 	return e.Err.Error()
+}
+
+// Status is the exit status of a command that returned err: an
+// ExitError's, its message said on errOut; cobra's own errors (unknown
+// flags, bad arguments) are usage errors.
+func Status(errOut io.Writer, err error) int {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		if ee.Err != nil {
+			Warn(errOut, ee.Err.Error())
+		}
+		return ee.Code
+	default:
+		Warn(errOut, err.Error())
+		return ExitUsage
+	}
+}
+
+// WriteList writes what items gives to out, one JSON array when asJSON,
+// else a table of heading and each one's row; a failure to write is
+// ExitInternal.
+func WriteList[T any](out io.Writer, asJSON bool, heading []string, row func(T) []string, items func(func(T) error) error) error {
+	w := bufio.NewWriterSize(out, 64<<10)
+	var err error
+	if asJSON {
+		err = WriteJSONArray(w, items)
+	} else {
+		err = WriteTable(w, heading, row, items)
+	}
+	if err = errors.Join(err, w.Flush()); err != nil {
+		return &ExitError{Code: ExitInternal, Err: err}
+	}
+	return nil
 }
 
 // Warn writes a diagnostic on stderr, each of its lines prefixed.

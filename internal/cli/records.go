@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
@@ -22,12 +22,14 @@ type LogFilter struct {
 	Session, Since, Decision, Tool string
 }
 
-// Register adds the filter's flags to f.
-func (o *LogFilter) Register(f *pflag.FlagSet) {
+// Register adds the filter's flags to c.
+func (o *LogFilter) Register(c *cobra.Command) {
+	f := c.Flags()
 	f.StringVar(&o.Session, "session", "", "only this session's decisions")
 	f.StringVar(&o.Since, "since", "", "only decisions since this long ago (1h) or this time (RFC 3339)")
 	f.StringVar(&o.Decision, "decision", "", "only allow or only deny")
 	f.StringVar(&o.Tool, "tool", "", "only this tool's decisions")
+	Must(c.RegisterFlagCompletionFunc("decision", Fixed("allow", "deny")))
 }
 
 // Query is the filter the flags describe, checked once.

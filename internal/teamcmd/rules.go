@@ -1,7 +1,6 @@
 package teamcmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -216,16 +215,7 @@ func listTeamRules(s cli.Streams, o *memoryOptions) error {
 		}
 		return nil
 	}
-	out := bufio.NewWriterSize(s.Decision, 64<<10)
-	if o.json {
-		err = cli.WriteJSONArray(out, items)
-	} else {
-		err = cli.WriteTable(out, teamRulesHeading, teamRuleRow, items)
-	}
-	if err = errors.Join(err, out.Flush()); err != nil {
-		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
-	}
-	return nil
+	return cli.WriteList(s.Decision, o.json, teamRulesHeading, teamRuleRow, items)
 }
 
 // forgetTeamRule deletes the team rule args[0] of this machine's

@@ -7,7 +7,6 @@ package teamcmd
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -33,20 +32,7 @@ func Main(args []string) int {
 func run(s cli.Streams, args []string) int {
 	root := newRoot(s)
 	root.SetArgs(args)
-	err := root.Execute()
-	var ee *cli.ExitError
-	switch {
-	case err == nil:
-		return cli.ExitOK
-	case errors.As(err, &ee):
-		if ee.Err != nil {
-			cli.Warn(s.ErrOut, ee.Err.Error())
-		}
-		return ee.Code
-	default: // cobra's own errors, and the hidden commands'
-		cli.Warn(s.ErrOut, err.Error())
-		return cli.ExitUsage
-	}
+	return cli.Status(s.ErrOut, root.Execute())
 }
 
 // Tree is askperm-team's command tree, for its man pages.
