@@ -287,7 +287,7 @@ func startBridge(program string, start BridgeStart, warn func(string)) (*bridge,
 		defer func() { read <- struct{}{} }()
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			b.say("team: askperm-team: " + form.Line(sc.Text()))
+			b.say("team: askperm-team: " + form.Line(strings.TrimPrefix(sc.Text(), "askperm: ")))
 		}
 	}()
 	go func() {

@@ -37,7 +37,7 @@ func runTeam(ctx context.Context, c Config, command string, in []byte, max int64
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s %s: %w", ProgramName, command, context.Cause(ctx))
 		}
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		if msg := strings.TrimSpace(stderr.buf.String()); msg != "" {
 			msg = strings.TrimPrefix(strings.ReplaceAll(msg, "\n", "; "), "askperm: ")
 			return nil, fmt.Errorf("%s %s: %s", ProgramName, command, form.Line(msg))
 		}
@@ -46,22 +46,23 @@ func runTeam(ctx context.Context, c Config, command string, in []byte, max int64
 	if out.over {
 		return nil, fmt.Errorf("%s %s: more than %d bytes of output", ProgramName, command, max)
 	}
-	return out.Bytes(), nil
+	return out.buf.Bytes(), nil
 }
 
 // capped is a buffer that keeps the first max bytes written to it and
-// says whether more came.
+// says whether more came. It has no ReadFrom (bytes.Buffer's would
+// bypass the cap).
 type capped struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int64
 	over bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if left := c.max - int64(c.Len()); int64(len(p)) > left {
+	if left := c.max - int64(c.buf.Len()); int64(len(p)) > left {
 		c.over = true
-		c.Buffer.Write(p[:max(left, 0)])
+		c.buf.Write(p[:max(left, 0)])
 		return len(p), nil
 	}
-	return c.Buffer.Write(p)
+	return c.buf.Write(p)
 }
