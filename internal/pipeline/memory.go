@@ -57,6 +57,9 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 		return ended(ctx, req, decision.FrontendNone), nil, nil
 	}
 	ops := opinions(p.c.Policy, req)
+	if d, all := p.review(ctx, c, ops); d != nil {
+		return d, all, nil
+	}
 	if m := p.c.Memory; m != nil && (m.Prompts.Session > 0 || m.Prompts.User > 0) {
 		d, all, err := p.consult(ctx, c, ops, false)
 		if d == nil && err == nil {

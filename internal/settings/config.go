@@ -50,6 +50,8 @@ type Config struct {
 		PromptsPerMinute     *int `toml:"prompts_per_minute"`
 		PromptsPerMinuteUser *int `toml:"prompts_per_minute_user"`
 	} `toml:"limits"`
+	// Reviewers are the [[reviewer]] tables, in file order (reviewers.go).
+	Reviewers []Reviewer `toml:"reviewer"`
 }
 
 // Duration is a duration as config.toml gives it: a string such as "30s",
@@ -126,6 +128,9 @@ func Load(path string, optional bool) (Config, error) {
 func Parse(b []byte) (Config, error) {
 	var c Config
 	if err := userfile.DecodeTOML(b, &c); err != nil {
+		return Config{}, err
+	}
+	if err := checkReviewers(c.Reviewers); err != nil {
 		return Config{}, err
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Dialogs)) {

@@ -17,6 +17,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/policy"
+	"github.com/askperm/askperm/internal/reviewer"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/prompt"
 )
@@ -76,6 +77,8 @@ type Settings struct {
 	Answers *answers.File
 	// Strict makes a request no canned answer matches a script's mistake.
 	Strict bool
+	// Reviewers are config.toml's reviewers, in order; nil: none.
+	Reviewers *reviewer.Chain
 }
 
 // Resolve resolves the settings from flags, the environment (read through
@@ -128,6 +131,9 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		count(&s.Prompts.Session, key("limits.prompts_per_minute", ""), cfg.Limits.PromptsPerMinute),
 		count(&s.Prompts.User, key("limits.prompts_per_minute_user", ""), cfg.Limits.PromptsPerMinuteUser),
 	)
+	if err == nil {
+		s.Reviewers, err = reviewers(path, cfg.Reviewers)
+	}
 	if f.NoRemember || cfg.State.Remember != nil && !*cfg.State.Remember {
 		s.StateDir = ""
 	}
