@@ -3,8 +3,9 @@
 // reviewers in order, one at a time and never two at once, each with the
 // request on stdin, and takes the first allow or deny, which decides once
 // only. A reviewer abstains by exiting 3 with nothing on stdout; a
-// timeout, a crash, an invalid answer, an answer for another request or
-// one that would persist is an abstention too, said on the diagnostics.
+// timeout, a crash, an invalid answer, an answer for another request, one
+// that would persist, or a deny whose cause says nobody decided (a helper
+// that timed out) is an abstention too, said on the diagnostics.
 // Nobody deciding is no decision here: the caller asks a person next.
 //
 // Reviewers are run through helpers.Runner, the caller's side of the
@@ -18,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -185,6 +187,9 @@ func (r reviewer) ask(ctx context.Context, req *decision.Request) (*decision.Dec
 	case got.Persist != decision.PersistOnce:
 		// A reviewer never creates rules or session approvals.
 		return nil, fmt.Errorf("answered %s %s, but a reviewer decides once only", got.Decision, got.Persist)
+	case slices.Contains(undecided, got.Cause):
+		// A helper that could not decide denies; as a reviewer it failed.
+		return nil, fmt.Errorf("denied with cause %s, which decides nothing", got.Cause)
 	}
 	d := decision.Denied(req, decision.CauseReviewer, decision.FrontendReviewer)
 	if got.Decision == decision.Allow {
@@ -195,6 +200,10 @@ func (r reviewer) ask(ctx context.Context, req *decision.Request) (*decision.Dec
 	}
 	return &d, nil
 }
+
+// undecided are the causes of a deny that nobody decided (protocol
+// section 4): from a reviewer, an abstention.
+var undecided = []decision.Cause{decision.CauseTimeout, decision.CauseCancelled, decision.CauseUnavailable, decision.CauseRateLimit, decision.CauseError}
 
 // maxStderr caps what is kept of a reviewer's stderr.
 const maxStderr = 4 << 10
