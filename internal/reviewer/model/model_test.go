@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -283,6 +284,19 @@ func TestReasonProperty(t *testing.T) {
 			if unicode.IsControl(c) || unicode.Is(unicode.Cf, c) {
 				t.Fatalf("%q: %q keeps %U", b, r, c)
 			}
+		}
+	}
+}
+
+// docs/review.md quotes the rubric and the schema as sent.
+func TestDocsQuoteThePrompt(t *testing.T) {
+	b, err := os.ReadFile("../../../docs/review.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{Rubric, string(Schema)} {
+		if !strings.Contains(string(b), "\n"+s+"\n") {
+			t.Errorf("docs/review.md does not quote %.60q…", s)
 		}
 	}
 }
