@@ -27,7 +27,7 @@ type Memory struct {
 // answer decides c's request and returns the decision with the opinions
 // that made it. The steps of one request, memory's among them, in order:
 //
-//  1. The policy's opinions (opinions).
+//  1. The policy's opinions (opinions), then the reviewers (review).
 //  2. Under a prompt rate limit, memory first (consult, not prompted): a
 //     remembered rule or session approval decides without spending a
 //     prompt. Otherwise a prompt is taken (takePrompt) outside any
