@@ -152,11 +152,12 @@ that only read, inside the workdir (docs/review.md).
 
 An allow or a deny is written as the decision for the request, once, cause
 and frontend reviewer; a deny's message is the model's reason, cut and
-cleaned. Whatever the model says, a request annotated destructive, one that
-runs a command line, or one asking a grant that is not a read is never
-allowed. Anything uncertain, malformed, slow or failing is an abstention:
-nothing on stdout, exit 3, the reason on stderr; askperm then asks the next
-reviewer, or a person.`
+cleaned. Whatever the model says, only a read inside the workdir is ever
+allowed: never a request annotated destructive, a command line, a URL, a
+path outside the workdir, or a grant that is not a read. Anything
+uncertain, malformed, slow or failing is an abstention: nothing on stdout,
+exit 3, the reason on stderr; askperm then asks the next reviewer, or a
+person.`
 
 const reviewExample = `  # config.toml
   [[reviewer]]

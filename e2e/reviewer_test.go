@@ -298,11 +298,15 @@ func verdictOf(v, reason string) string {
 	return string(b)
 }
 
+// readInWorkdir is a read the guard of askperm review lets the model
+// allow: action read, a path inside the workdir.
+var readInWorkdir = []byte(`{"tool":"read_file","action":"read","workdir":{"value":"/nonexistent/p"},"dimensions":[{"name":"path","value":"src/main.go"}],"grants":[{"name":"fs.read"}]}`)
+
 // TestReview: askperm review against the mock endpoint, run directly:
 // each kind of answer; non-JSON, failing and slow endpoints abstain (exit
 // 3, nothing on stdout).
 func TestReview(t *testing.T) {
-	req := readFile(t, "requests/read-only.json")
+	req := readInWorkdir
 	for _, tc := range []struct {
 		name     string
 		answer   func(w http.ResponseWriter, user string)
@@ -336,7 +340,8 @@ func TestReview(t *testing.T) {
 }
 
 // TestReviewAsReviewer: askperm review named as a reviewer. A mock that
-// always allows still cannot get a command line allowed (the guard); a
+// always allows still cannot get a command line or a read outside the
+// workdir (through the Claude Code hook) allowed (the guard); a
 // mock that would allow whenever the request's text escaped its markers
 // denies a prompt-injected request, so the text stayed data; and a slow
 // endpoint is an abstention, after which the person is asked.
@@ -354,7 +359,13 @@ func TestReviewAsReviewer(t *testing.T) {
 	if d := checkDecision(t, res.stdout); d["decision"] != "deny" || d["cause"] != "unavailable" || !strings.Contains(res.stderr, "only a person may allow it") {
 		t.Errorf("a command line: got %v, stderr %q", d, res.stderr)
 	}
-	if d := checkDecision(t, runPipe(t, readFile(t, "requests/read-only.json"), memoryEnv(), "--config", alwaysAllow, "--frontend", "none").stdout); d["decision"] != "allow" || d["frontend"] != "reviewer" {
+	// Nobody else to ask: the hook hands the question back to the agent.
+	secret := hookPayload(t, "Read", map[string]any{"file_path": "/home/user/.ssh/id_rsa"}) // cwd /home/user/demo
+	if res := runPipe(t, secret, memoryEnv(), "hook", "claude-code", "--config", alwaysAllow, "--frontend", "none", "--verbose"); strings.Contains(res.stdout, "allow") ||
+		!strings.Contains(res.stderr, "is outside the workdir") {
+		t.Errorf("a read outside the workdir through the hook: stdout %q, stderr %q", res.stdout, res.stderr)
+	}
+	if d := checkDecision(t, runPipe(t, readInWorkdir, memoryEnv(), "--config", alwaysAllow, "--frontend", "none").stdout); d["decision"] != "allow" || d["frontend"] != "reviewer" {
 		t.Errorf("a read: got %v", d)
 	}
 
@@ -375,7 +386,7 @@ func TestReviewAsReviewer(t *testing.T) {
 	}
 
 	slow := config(modelEndpoint(t, slowAnswer))
-	res = runPipe(t, readFile(t, "requests/read-only.json"), memoryEnv(), "--config", slow, "--frontend", "none", "--verbose")
+	res = runPipe(t, readInWorkdir, memoryEnv(), "--config", slow, "--frontend", "none", "--verbose")
 	if d := checkDecision(t, res.stdout); d["cause"] != "unavailable" || !strings.Contains(res.stderr, "reviewer model abstained: askperm: review abstains:") {
 		t.Errorf("slow: got %v, stderr %q", d, res.stderr)
 	}

@@ -11,7 +11,7 @@
 // a JSON schema; anything else, a slow or failing endpoint, or a request
 // the model is unsure of is an abstention. The guard (Guarded) stands
 // whatever the model says: it never allows a destructive request, a
-// command line or a write grant.
+// command line, a write grant, or anything but a read inside the workdir.
 package model
 
 import (
@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -30,6 +31,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/realpath"
 )
 
 // ErrAbstain is the error of a review that ends in an abstention; the
@@ -119,18 +121,27 @@ func abstain(format string, args ...any) error {
 }
 
 // Guarded says why req may not be allowed by the model whatever it says,
-// "" when it may: a destructive annotation or action, a command line, or
-// a grant that is not a read (its name's last part "read", as fs.read).
+// "" when it may. Only a read may be: its action "read"; not annotated
+// destructive; no command line and no URL among its dimensions, and every
+// other value, a path, inside its absolute workdir, as written and with
+// links resolved; no grant but reads (a name "read" or ending ".read", as
+// fs.read). Request text is quoted (%q): this reaches a terminal.
 func Guarded(req *decision.Request) string {
+	if !strings.EqualFold(req.Action, "read") {
+		return fmt.Sprintf("its action is %q, not read", req.Action)
+	}
 	if a := req.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
 		return "the tool is annotated destructive"
 	}
-	if strings.EqualFold(req.Action, "destructive") {
-		return "its action is destructive"
-	}
 	for _, d := range req.Dimensions {
-		if d.IsShell() {
+		switch {
+		case d.IsShell():
 			return "it runs a command line"
+		case !decision.IsPath(d.Value):
+			return fmt.Sprintf("%q is a URL", d.Value)
+		}
+		if why := outside(d.Value, req.Workdir); why != "" {
+			return why
 		}
 	}
 	for _, g := range req.Grants {
@@ -140,6 +151,33 @@ func Guarded(req *decision.Request) string {
 		}
 	}
 	return ""
+}
+
+// outside says why the path p is not inside the workdir wd, "" when it
+// is, as written and with links resolved (realpath.Of).
+func outside(p string, wd *decision.Workdir) string {
+	if wd == nil || !filepath.IsAbs(wd.Value) {
+		return fmt.Sprintf("it names %q and has no absolute workdir", p)
+	}
+	dir := filepath.Clean(wd.Value)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	rp, ok := realpath.Of(p)
+	rdir, okDir := realpath.Of(dir)
+	switch {
+	case !within(p, dir):
+		return fmt.Sprintf("%q is outside the workdir", p)
+	case !ok || !okDir || !within(rp, rdir):
+		return fmt.Sprintf("%q leads outside the workdir", p)
+	}
+	return ""
+}
+
+// within reports whether the clean path p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // Data is the request raw as the model reads it: compact JSON whose
