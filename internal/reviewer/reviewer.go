@@ -135,6 +135,7 @@ func (c *Chain) Review(ctx context.Context, req *decision.Request, warn func(str
 	}
 	for _, r := range rs {
 		d, why := r.ask(ctx, req)
+		var plain abstained
 		switch {
 		case ctx.Err() != nil:
 			return Verdict{}
@@ -143,9 +144,9 @@ func (c *Chain) Review(ctx context.Context, req *decision.Request, warn func(str
 				warn(fmt.Sprintf("%s by reviewer %s", d.Decision, form.Line(r.Name)))
 			}
 			return Verdict{Decision: d, By: r.Name}
-		case errors.Is(why, errAbstained):
+		case errors.As(why, &plain):
 			if verbose {
-				warn(fmt.Sprintf("reviewer %s abstained%s", form.Line(r.Name), why.(abstained).said()))
+				warn(fmt.Sprintf("reviewer %s abstained%s", form.Line(r.Name), plain.said()))
 			}
 		default:
 			warn(fmt.Sprintf("reviewer %s: %v; it abstains", form.Line(r.Name), why))
@@ -154,15 +155,12 @@ func (c *Chain) Review(ctx context.Context, req *decision.Request, warn func(str
 	return Verdict{}
 }
 
-// errAbstained is the error of a reviewer that abstained as it may: exit
-// 3, nothing on stdout.
-var errAbstained = errors.New("abstained")
-
-// abstained is errAbstained with what the reviewer said on stderr.
+// abstained is the error of a reviewer that abstained as it may (exit
+// 3), with what it said on stderr.
 type abstained struct{ stderr string }
 
-func (abstained) Error() string        { return errAbstained.Error() }
-func (abstained) Is(target error) bool { return target == errAbstained }
+func (abstained) Error() string { return "abstained" }
+
 func (a abstained) said() string {
 	if a.stderr == "" {
 		return ""
