@@ -41,7 +41,7 @@ func registerDeciding(c *cobra.Command, o *settings.Flags, verbose *bool) {
 	f.BoolVar(&o.Strict, "strict", false, "with --answers: exit 69 when no canned answer matches instead of asking")
 	f.StringVar(&o.Timeout, "timeout", "", "deadline for the whole request, reading stdin included (30s, 5m, or seconds; default 300s; 0 means the default)")
 	f.StringVar(&o.MaxRequest, "max-request", "", "largest request accepted (bytes, or with a KiB/MiB suffix; default 1MiB)")
-	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, none (env ASKPERM_FRONTEND)")
+	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, team, none (env ASKPERM_FRONTEND)")
 	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one; auto: on the pane kept for approvals (askperm pane) when one runs (env ASKPERM_TTY)")
 	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
 	f.BoolVar(verbose, "verbose", false, "name on stderr the rules, memory entries or reviewer that decided, and each reviewer that abstained")
@@ -128,6 +128,7 @@ func pipelineConfig(s streams, set settings.Settings, verbose bool) pipeline.Con
 		Reviewers:  set.Reviewers,
 		Frontends:  set.Frontends,
 		Prompt:     set.Prompt,
+		Team:       set.Team,
 		Warn:       func(m string) { warn(s.errOut, m) },
 		Verbose:    verbose,
 	}

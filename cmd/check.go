@@ -111,7 +111,7 @@ func checker(s streams, flags settings.Flags, command string) (*pipeline.Pipelin
 	if isatty.IsTerminal(s.in.Fd()) {
 		return nil, set, usage("stdin is a terminal: pipe one JSON request into askperm %s", command)
 	}
-	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Reviewers: set.Reviewers, Warn: func(m string) { warn(s.errOut, m) }}
+	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Team: set.Team, Reviewers: set.Reviewers, Warn: func(m string) { warn(s.errOut, m) }}
 	if !set.Policy.Empty() {
 		cfg.Policy = []pipeline.Source{set.Policy.Opinions}
 	}

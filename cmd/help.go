@@ -24,7 +24,8 @@ Exit status:
          form rejects
     65   invalid request: parse, size (--max-request), UTF-8, schema,
          limits, or not fully read before the deadline or a signal
-    69   --strict and no canned answer matches
+    69   --strict and no canned answer matches; askperm inbox answer: the
+         request is not pending (unknown, ended, expired, answered by you)
     70   internal failure (a deny with cause "error" when the request was
          valid, else nothing on stdout)
     124  --exit-status only: a deny by timeout

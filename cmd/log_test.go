@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -239,5 +240,62 @@ func BenchmarkLog(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// appendOnWrite appends line to the file at path when the table's first
+// byte is written: after the log was measured, before its rows are.
+type appendOnWrite struct {
+	out        bytes.Buffer // not embedded: its WriteString would pass Write by
+	t          *testing.T
+	path, line string
+}
+
+func (w *appendOnWrite) Write(b []byte) (int, error) {
+	if w.line != "" {
+		f, err := os.OpenFile(w.path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		_, err = f.WriteString(w.line)
+		if err = errors.Join(err, f.Close()); err != nil {
+			w.t.Fatal(err)
+		}
+		w.line = ""
+	}
+	return w.out.Write(b)
+}
+
+// A table too big to hold is read from the log once: its rows are the
+// rows measured, even when the log grows while it is written, and are
+// laid out as tabwriter lays out the whole table.
+func TestLogTableReadsLogOnce(t *testing.T) {
+	for seed := range uint64(2) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		dir := t.TempDir()
+		_, last := genLog(t, dir, r, 30_000, seed == 1)
+		want := oldLog(t, dir, logOptions{})
+		if len(want) < 2*tableHeld/3 { // the rows' cells, without streamTable's count of their overhead
+			t.Fatalf("seed %d: a table of %d bytes is no bigger than streamTable holds", seed, len(want))
+		}
+		late, err := json.Marshal(state.AuditEntry{Time: last.Add(time.Hour), Action: "written after measuring, wider than any cell"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := &appendOnWrite{t: t, path: filepath.Join(dir, state.AuditName), line: "\n" + string(late) + "\n"}
+		if err := writeLog(got, dir, state.AuditQuery{}, false); err != nil || got.out.String() != want {
+			t.Fatalf("seed %d: %v\ngot %.1000s\nwant %.1000s", seed, err, got.out.String(), want)
+		}
+	}
+}
+
+// Without a place for the spool, a table too big to hold is read again.
+func TestLogTableWithoutSpool(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	dir := t.TempDir()
+	genLog(t, dir, rand.New(rand.NewPCG(3, 7)), 30_000, false)
+	var got bytes.Buffer
+	if err := writeLog(&got, dir, state.AuditQuery{}, false); err != nil || got.String() != oldLog(t, dir, logOptions{}) {
+		t.Fatalf("%v\ngot %.1000s", err, got.String())
 	}
 }

@@ -127,6 +127,7 @@ func newRules(s streams) *cobra.Command {
 		},
 	}
 	forget.Flags().BoolVar(&o.all, "all", false, "forget every rule")
+	withTeam(s, o, list, forget)
 	c.AddCommand(list, forget)
 	return c
 }

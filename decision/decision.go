@@ -38,7 +38,8 @@ const (
 	FrontendAnswers  Frontend = "answers"  // a canned answer
 	FrontendRules    Frontend = "rules"    // a rules file
 	FrontendMemory   Frontend = "memory"   // a remembered always-rule or session approval
-	FrontendReviewer Frontend = "reviewer" // a reviewer program, deciding once
+	FrontendReviewer Frontend = "reviewer" // a reviewer program, deciding once (section 12)
+	FrontendTeam     Frontend = "team"     // an approver's signed answer, over NATS (section 11)
 	FrontendNone     Frontend = "none"     // nobody answered: timeout, unavailable, rate limit, error
 )
 

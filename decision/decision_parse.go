@@ -76,7 +76,7 @@ var (
 		CauseUser, CauseRule, CauseSession, CauseTimeout, CauseCancelled, CauseUnavailable, CauseRateLimit, CauseError, CauseReviewer,
 	}
 	frontends = []Frontend{
-		FrontendTUI, FrontendLine, FrontendYad, FrontendZenity, FrontendAnswers, FrontendRules, FrontendMemory, FrontendReviewer, FrontendNone,
+		FrontendTUI, FrontendLine, FrontendYad, FrontendZenity, FrontendAnswers, FrontendRules, FrontendMemory, FrontendReviewer, FrontendTeam, FrontendNone,
 	}
 	workdirScopes = []string{WorkdirSelected, WorkdirAll}
 )

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -266,11 +267,11 @@ func expandBraces(s string, out []string, budget *int) ([]string, error) {
 	return out, nil
 }
 
-// The RE2 forms of the wildcards: none matches a command starter.
+// The RE2 forms of the wildcards: none matches a command starter. Built
+// on first use: not in every process's start-up.
 var (
-	starterClass = runeClass(CommandStarters)
-	anyInSegment = `[^/` + starterClass + `]`
-	anyAtAll     = `[^` + starterClass + `]`
+	anyInSegment = sync.OnceValue(func() string { return `[^/` + runeClass(CommandStarters) + `]` })
+	anyAtAll     = sync.OnceValue(func() string { return `[^` + runeClass(CommandStarters) + `]` })
 )
 
 // globToken is one part of a brace-free pattern in RE2: re as written,
@@ -293,19 +294,19 @@ func globTokens(s string) []globToken {
 		t := globToken{}
 		switch {
 		case segmentStart && rest == "**":
-			t.re, t.nonEmpty = anyAtAll+`*`, anyAtAll+`+`
+			t.re, t.nonEmpty = anyAtAll()+`*`, anyAtAll()+`+`
 			i += 2
 		case segmentStart && strings.HasPrefix(rest, "**/"):
-			t.re, t.nonEmpty = `(?:`+anyAtAll+`*/)?`, anyAtAll+`*/`
+			t.re, t.nonEmpty = `(?:`+anyAtAll()+`*/)?`, anyAtAll()+`*/`
 			i += 3
 		case rest[0] == '*':
-			t.re, t.nonEmpty = anyInSegment+`*`, anyInSegment+`+`
+			t.re, t.nonEmpty = anyInSegment()+`*`, anyInSegment()+`+`
 			i++
 			if strings.HasPrefix(rest, "**") {
 				i++ // one token, as in doublestar: `***` is `**` then `*`
 			}
 		case rest[0] == '?':
-			t.re = anyInSegment
+			t.re = anyInSegment()
 			i++
 		case rest[0] == '[':
 			end := classEnd(s, i)

@@ -127,7 +127,7 @@ func TestCLINearKeyErrors(t *testing.T) {
 		{"config", []string{"--config", config}, `unknown key "frontend": did you mean "frontends"?`},
 		{"rules", []string{"--rules", rules}, `unknown key "rule.decison": did you mean "decision"?`},
 		{"choice", []string{"--answers", choice}, `choice: unknown "allow" (valid: allow-once, deny-once, allow-always, deny-always, allow-session)`},
-		{"frontend", []string{"--frontend", "tui,gui"}, `unknown frontend "gui" (known: tui, line, yad, zenity, none)`},
+		{"frontend", []string{"--frontend", "tui,gui"}, `unknown frontend "gui" (known: tui, line, yad, zenity, team, none)`},
 	} {
 		r := runPipe(t, readFile(t, "requests/write-file.json"), baseEnv(), tc.args...)
 		if r.code != 64 || r.stdout != "" || !strings.Contains(r.stderr, tc.want) {

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -101,16 +100,7 @@ func TestGateInFrontOfTheFilesystemServer(t *testing.T) {
 		t.Errorf("list: %q, error %v", text, isErr)
 	}
 
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Go(func() {
-			text, isErr := call(t, s, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
-			if isErr || text != "hello" {
-				t.Errorf("call %d in flight: %q, error %v", i, text, isErr)
-			}
-		})
-	}
-	wg.Wait()
+	readAtOnce(t, s, dir, 20)
 }
 
 // TestGateRemembersAcrossProcesses: an always-answer in one gate decides

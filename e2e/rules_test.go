@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rulesFile writes a rules file (mode 0600) and returns its path.
@@ -118,5 +119,36 @@ func TestCheckAgreesWithARun(t *testing.T) {
 				t.Errorf("set %d, %s: check says %+v, the run %v\n%s", set, req, check, d, text.String())
 			}
 		}
+	}
+}
+
+// TestRulesCacheNeverStale: a rules file rewritten between runs, to the
+// same size and mtime, each time allowing or denying at random, is
+// decided by what it holds now, never by the compiled cache of what it
+// held before.
+func TestRulesCacheNeverStale(t *testing.T) {
+	env := memoryEnv()
+	rules := filepath.Join(t.TempDir(), "rules.toml")
+	mtime := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 12 {
+		// "allow" and "deny " pad to the same size.
+		verdict := []string{"allow", "deny"}[r.IntN(2)]
+		text := fmt.Sprintf("[[rule]]\nname = %q\ndecision = %-8q\ntool = \"shell\"\n", "r", verdict)
+		if err := os.WriteFile(rules, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(rules, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		res := runPipe(t, shellRequest("ls"), env, "--rules", rules)
+		d := checkDecision(t, res.stdout)
+		if d["decision"] != verdict {
+			t.Fatalf("run %d: the file says %s, the decision %v (%s)", i, verdict, d["decision"], res.stderr)
+		}
+	}
+	state := strings.TrimPrefix(env[len(env)-1], "XDG_STATE_HOME=")
+	if caches, _ := filepath.Glob(filepath.Join(state, "*", "rules-*.cache")); len(caches) != 1 {
+		t.Fatalf("caches %v: the runs did not use one", caches)
 	}
 }

@@ -54,6 +54,10 @@ type Options struct {
 	// and what decided each: frontends list them one per line. A shell
 	// dimension missing here is shown as its value alone.
 	Commands map[string][]Command
+	// Sent is the request's bytes as the caller sent them, whose digest
+	// is the request's SHA256, when known: a frontend that asks elsewhere
+	// (team) forwards these.
+	Sent []byte
 }
 
 // Command is one simple command of a command line, for display
@@ -79,11 +83,12 @@ type Form struct {
 	implied  map[string][]string // grant name → the grants it implies
 	ruleNote func(Answer) string
 	commands map[string][]Command // Options.Commands
+	sent     []byte               // Options.Sent
 }
 
 // New returns the form of req.
 func New(req *decision.Request, opts Options) *Form {
-	f := &Form{Req: req, implied: map[string][]string{}, ruleNote: opts.RuleNote, commands: opts.Commands}
+	f := &Form{Req: req, implied: map[string][]string{}, ruleNote: opts.RuleNote, commands: opts.Commands, sent: opts.Sent}
 	for i, names := range req.Implications() {
 		f.implied[req.Grants[i].Name] = names
 	}
@@ -107,6 +112,9 @@ func allDimensionsScoped(req *decision.Request) bool {
 	}
 	return true
 }
+
+// Sent is the request's bytes as sent (Options.Sent); nil when unknown.
+func (f *Form) Sent() []byte { return f.sent }
 
 // Choices lists the offered choices, allows first, deny-once last.
 func (f *Form) Choices() []Choice { return slices.Clone(f.choices) }
@@ -135,6 +143,14 @@ type Answer struct {
 	Scopes       map[string]string // dimension name → chosen scope's match
 	WorkdirScope string
 	Lifetime     string
+	// Approver is the public key of the team approver whose signed
+	// answer this is; "" for a person at this machine. Decide does not
+	// read it; the audit log keeps it.
+	Approver string
+	// Ignored says, one line each, which answers from elsewhere were not
+	// taken and why (a team's unverified answers), also when no answer
+	// came: the audit log keeps them.
+	Ignored []string
 }
 
 // Defaults returns the answer a form starts from: deny once, and for stage

@@ -29,6 +29,10 @@ type Options struct {
 	// Bell rings the terminal bell (or the desktop's) when a prompt opens,
 	// for a person working in another window.
 	Bell bool
+	// NoClosingLine leaves out the line the terminal UI writes when its
+	// prompt closes: a caller that says itself what became of the request
+	// (askperm inbox, where closing a form decides nothing) sets it.
+	NoClosingLine bool
 }
 
 // Env reads the caller's environment; without one it is empty.
@@ -81,7 +85,7 @@ func Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 var DefaultOrder = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity}
 
 // Names lists every frontend name a chain may hold.
-var Names = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity, decision.FrontendNone}
+var Names = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity, decision.FrontendTeam, decision.FrontendNone}
 
 // ParseList splits a comma-separated frontend list, rejecting unknown and
 // repeated names.

@@ -54,5 +54,5 @@ func ExampleParseList() {
 	fmt.Println(prompt.ParseList("tui,kdialog"))
 	// Output:
 	// [tui zenity] <nil>
-	// [] unknown frontend "kdialog" (known: tui, line, yad, zenity, none)
+	// [] unknown frontend "kdialog" (known: tui, line, yad, zenity, team, none)
 }

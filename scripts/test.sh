@@ -30,7 +30,7 @@ echo "== fuzz targets, $fuzztime inputs each"
 for target in decision:FuzzParse decision:FuzzParseDecision decision:FuzzEncode decision:FuzzCanonical decision:FuzzScopeCovers \
 	decision:FuzzCanonicalNumber decision:FuzzUnquote \
 	decision:FuzzGlobGuard form:FuzzLine form:FuzzBlock form:FuzzLineInjective form:FuzzWidthAgrees form:FuzzCommandItem \
-	internal/hook:FuzzEvent internal/policy:FuzzRulesFile internal/policy:FuzzPath internal/policy:FuzzPerCommandNeverAllowsOpaque \
+	internal/hook:FuzzEvent internal/policy:FuzzRulesFile internal/policy:FuzzPath internal/policy:FuzzPerCommandNeverAllowsOpaque internal/policy:FuzzDecodeCached \
 	internal/shell:FuzzShellDeny internal/shell:FuzzShellSplit internal/shell:FuzzGlobCovers; do
 	pkg=${target%%:*} name=${target##*:}
 	start=$SECONDS

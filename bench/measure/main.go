@@ -5,12 +5,13 @@
 //
 // Sections (-only takes a comma list of their numbers):
 //
-//	1  a request decided without a human, whole process, against the floor
+//	1  a request decided without a human, whole process, against the floor; the canned decision against
+//	   libfloor, with the page faults of the three and askperm's own package initialisers
 //	2  the terminal UI's first complete frame on a pty, against gum confirm
 //	3  a desktop dialog's window appearing under Xvfb, against bare yad/zenity
 //	4  a 1 MiB request: wall time and peak memory, against the floor
 //	5  one request against 10,000 rules: in-process, and askperm check against Codex's execpolicy check
-//	6  askperm gate's added latency per MCP tool call
+//	6  askperm gate's added latency per MCP tool call, and 1, 10, 100 calls at once with memory on vs off
 //	7  the state store's cost per request, and 50 parallel helpers
 //	8  scaling, each size against the smallest: a decision by memory and rules list at 10 to 100,000
 //	   remembered rules, askperm log at 10,000 to 1,000,000 audit lines (time, peak memory), and a
@@ -289,9 +290,10 @@ func floorRow(what string, argv []string, environ []string, stdin func(int) stri
 func noHuman() {
 	home := newHome()
 	req := fixed(file("request.json", request(nil)))
+	canned := []string{*askperm, "--answer", "allow-once", "--no-remember"}
 	libsRow(req)
-	floorRow("decided without a human: canned answer (`--answer allow-once`)",
-		[]string{*askperm, "--answer", "allow-once", "--no-remember"}, env(home), req, `"allow"`, 1.5)
+	floorRow("decided without a human: canned answer (`--answer allow-once`)", canned, env(home), req, `"allow"`, 1.5)
+	cannedRows(canned, env(home), req(0))
 
 	rules := file("allow.toml", []byte("[[rule]]\nname = \"bench\"\ntool = \"write_file\"\n"))
 	floorRow("decided without a human: a rules file",
@@ -321,6 +323,108 @@ func libsRow(req func(int) string) {
 		return
 	}
 	add(row{what, ms(l), ms(f) + " (floor)", ratio(l, f), "-", "the least a canned decision can cost"})
+}
+
+// cannedRows measures the canned decision against the floor linked with
+// the required libraries (what askperm's own code adds to the least a
+// canned decision can cost), the page faults of the three programs, and
+// askperm's own package initialisers against the libraries'.
+func cannedRows(canned, environ []string, req string) {
+	const what = "canned decision vs libfloor (the required libraries alone): what askperm's own code adds"
+	if *libs == "" {
+		skip(what, "no -libfloor")
+	} else {
+		a, l, err := pair(*runs, timed(fixed(canned), environ, fixed(req), `"allow"`), timed(fixed([]string{*libs}), nil, fixed(req), "allow"))
+		if err != nil {
+			skip(what, "failed: "+err.Error())
+		} else {
+			add(row{what, ms(a), ms(l) + " (libfloor)", ratio(a, l), "≤ 1.25×", yes(float64(a) <= 1.25*float64(l))})
+		}
+	}
+
+	// Minor page faults: the pages of the binary and the heap a process
+	// touches, each a trap into the kernel.
+	faults := func(argv, environ []string) (int64, error) {
+		var fs []int64
+		for range *runs {
+			r, err := spawn(argv, environ, req, "allow")
+			if err != nil {
+				return 0, err
+			}
+			fs = append(fs, r.state.SysUsage().(*syscall.Rusage).Minflt)
+		}
+		slices.Sort(fs)
+		return fs[len(fs)/2], nil
+	}
+	af, err1 := faults(canned, environ)
+	ff, err2 := faults([]string{*floor}, nil)
+	lf, err3 := int64(0), error(nil)
+	if *libs != "" {
+		lf, err3 = faults([]string{*libs}, nil)
+	}
+	if err := errors.Join(err1, err2, err3); err != nil {
+		skip("page faults of a canned decision", "failed: "+err.Error())
+	} else {
+		peer := fmt.Sprintf("%d (libfloor), %d (floor)", lf, ff)
+		add(row{"page faults (minor, rusage) of a canned decision", fmt.Sprint(af), peer,
+			fmt.Sprintf("%.2f×", float64(af)/float64(max(lf, 1))), "-", fmt.Sprintf("+%d over libfloor", af-lf)})
+	}
+
+	own, others, n, err := initialisers(canned, environ, req)
+	if err != nil {
+		skip("package initialisers of a canned decision", "failed: "+err.Error())
+		return
+	}
+	add(row{fmt.Sprintf("package initialisers of a canned decision (`GODEBUG=inittrace=1`): askperm's own (%d packages) vs the rest", n),
+		ms(own), ms(others) + " (the rest)", "-", "-", fmt.Sprintf("%.0f%% of all", 100*float64(own)/float64(own+others))})
+}
+
+// initialisers runs argv with GODEBUG=inittrace=1 and returns the median
+// total time of the initialisers of askperm's own packages and of all the
+// others, and how many of askperm's own ran.
+func initialisers(argv, environ []string, req string) (own, others time.Duration, n int, err error) {
+	var os_, ot []time.Duration
+	for range *runs {
+		r, err := spawnStderr(argv, append(environ[:len(environ):len(environ)], "GODEBUG=inittrace=1"), req)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		var o, t time.Duration
+		n = 0
+		for _, m := range initLine.FindAllStringSubmatch(r, -1) {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			d := time.Duration(v * 1e6)
+			if strings.HasPrefix(m[1], "github.com/askperm/askperm") {
+				o += d
+				n++
+			} else {
+				t += d
+			}
+		}
+		os_, ot = append(os_, o), append(ot, t)
+	}
+	return median(os_), median(ot), n, nil
+}
+
+// initLine is one line of GODEBUG=inittrace=1: the package and its
+// initialisers' clock time in milliseconds.
+var initLine = regexp.MustCompile(`(?m)^init (\S+) @[\d.]+ ms, ([\d.]+) ms clock`)
+
+// spawnStderr runs argv as spawn does and returns its stderr.
+func spawnStderr(argv, environ []string, stdin string) (string, error) {
+	in, err := os.Open(stdin)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stderr, cmd.Env = in, &stderr, environ
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s: %v: %s", filepath.Base(argv[0]), err, firstLine(stderr.String()))
+	}
+	return stderr.String(), nil
 }
 
 // largeRequest: section 4.

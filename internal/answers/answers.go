@@ -153,7 +153,13 @@ func (e Entry) Answer(f *form.Form) form.Answer {
 // that matches every request and takes the form's defaults for an
 // always-choice.
 func Single(choice, message string) (*File, error) {
-	e := Entry{Choice: form.Choice(choice), Message: message}
+	return One(Entry{Choice: form.Choice(choice), Message: message})
+}
+
+// One is the answers of the one entry e, checked as an answers file's
+// entries are (a choice it may give, rule fields only on an
+// always-choice).
+func One(e Entry) (*File, error) {
 	if err := e.check(match.NewCompiler()); err != nil {
 		return nil, err
 	}

@@ -223,24 +223,21 @@ func commandScopes(l shell.Line) []decision.Scope {
 	var texts, starts, shown []string
 	for _, c := range l.Commands {
 		text := c.MatchText()
-		// The match text quotes a line break (shell.Command.MatchText):
-		// look for one in the words and targets themselves.
-		if !c.Static() || slices.ContainsFunc(c.Words, func(w string) bool { return strings.ContainsAny(w, " \t\n\r") || w == "" }) ||
-			slices.ContainsFunc(c.Redirects, func(r shell.Redirect) bool { return strings.ContainsAny(r.Target, "\n\r") }) {
+		if !Plain(c) {
 			return nil
 		}
-		texts = appendNew(texts, globLiteral(text))
-		if lead, ok := leadOf(c); ok {
-			w := globLiteral(lead)
+		texts = appendNew(texts, GlobLiteral(text))
+		if lead, ok := Lead(c); ok {
+			w := GlobLiteral(lead)
 			starts = appendNew(appendNew(starts, w), w+" *")
 			shown = appendNew(shown, lead)
 		} else {
-			starts = appendNew(starts, globLiteral(text))
+			starts = appendNew(starts, GlobLiteral(text))
 		}
 	}
 	var out []decision.Scope
 	if len(l.Commands) == 1 {
-		if w, ok := leadOf(l.Commands[0]); ok {
+		if w, ok := Lead(l.Commands[0]); ok {
 			out = append(out, decision.Scope{Label: "commands starting " + w, Match: w, Kind: decision.KindWords})
 		}
 		return fit(out)
@@ -253,7 +250,7 @@ func commandScopes(l shell.Line) []decision.Scope {
 	if len(shown) > 0 {
 		var rest []string // the commands too short to start others, exactly
 		for _, c := range l.Commands {
-			if _, ok := leadOf(c); !ok {
+			if _, ok := Lead(c); !ok {
 				rest = appendNew(rest, c.MatchText())
 			}
 		}
@@ -266,12 +263,22 @@ func commandScopes(l shell.Line) []decision.Scope {
 	return fit(out)
 }
 
-// leadOf is the start of c a "commands starting with" scope keeps: its
+// Plain reports whether a scope of command c past the line exactly may
+// be offered: c is static, and its words hold nothing that could make two
+// commands read alike (a blank in a word, an empty word, a line break).
+// The match text quotes a line break (shell.Command.MatchText): look for
+// one in the words and targets themselves.
+func Plain(c shell.Command) bool {
+	return c.Static() && !slices.ContainsFunc(c.Words, func(w string) bool { return strings.ContainsAny(w, " \t\n\r") || w == "" }) &&
+		!slices.ContainsFunc(c.Redirects, func(r shell.Redirect) bool { return strings.ContainsAny(r.Target, "\n\r") })
+}
+
+// Lead is the start of c a "commands starting with" scope keeps: its
 // first wordsKept words past the wrappers before them (shell.Command.Lead);
 // false for a command kept exactly: too short to start others, run by a
 // runner (sudo, xargs, find), its words kept ending at an option (`git
 // -C`), or with a redirection, which is its own.
-func leadOf(c shell.Command) (string, bool) {
+func Lead(c shell.Command) (string, bool) {
 	lead, ok := c.Lead(wordsKept)
 	return strings.Join(lead, " "), ok && len(c.Redirects) == 0
 }
@@ -295,8 +302,8 @@ func alternatives(alts []string) string {
 	return "{" + strings.Join(alts, ",") + "}"
 }
 
-// globLiteral is s as a glob matching s alone.
-func globLiteral(s string) string {
+// GlobLiteral is s as a glob matching s alone.
+func GlobLiteral(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune(`\*?[]{},`, r) {
@@ -317,6 +324,14 @@ func appendNew(list []string, s string) []string {
 func isURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// Origin is an http(s) URL's origin (origin), "" for anything else.
+func Origin(s string) string {
+	if !isURL(s) {
+		return ""
+	}
+	return origin(s)
 }
 
 // origin is the URL's scheme and host with a trailing slash: a prefix that

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"time"
 	"unicode/utf8"
 
@@ -18,19 +19,44 @@ const maxAuditValue = 256
 // at now.
 func auditEntry(c *call, d *decision.Decision, ops []policy.Opinion, now time.Time) state.AuditEntry {
 	r := c.req
+	var inexact []string
+	// logged is audited of s, noting in inexact what the log changed.
+	logged := func(field, s string) string {
+		a := audited(s)
+		if a != s {
+			inexact = append(inexact, audited(field))
+		}
+		return a
+	}
 	e := state.AuditEntry{
 		Time: now.UTC(), RequestSHA256: d.RequestSHA256, ID: r.ID,
-		Server: audited(r.Server), Alias: audited(r.Alias), Tool: audited(r.Tool), Source: audited(r.Source),
-		Action: audited(r.Action), SessionID: audited(r.SessionID),
+		Server: logged("server", r.Server), Alias: audited(r.Alias), Tool: logged("tool", r.Tool), Source: logged("source", r.Source),
+		Action: logged("action", r.Action), SessionID: audited(r.SessionID),
 		Decision: d.Decision, Persist: d.Persist, Rule: d.Rule, Cause: d.Cause, Frontend: d.Frontend, Stop: d.Stop,
 		LatencyMS: now.Sub(c.start).Milliseconds(),
+		Approver:  c.approver,
+	}
+	if c.asked != nil {
+		ms := c.asked.Milliseconds()
+		e.AskedMS = &ms
+	}
+	for _, why := range c.ignored {
+		e.Ignored = append(e.Ignored, audited(why))
 	}
 	if len(r.Dimensions) > 0 {
 		e.Dimensions = map[string]string{}
 		for _, dim := range r.Dimensions {
-			e.Dimensions[audited(dim.Name)] = audited(dim.Value)
+			name := logged(dim.Name, dim.Name)
+			e.Dimensions[name] = logged(dim.Name, dim.Value)
+			if dim.IsShell() {
+				if e.Shells == nil {
+					e.Shells = map[string]string{}
+				}
+				e.Shells[name] = string(cmp.Or(dim.Shell, decision.DialectBash))
+			}
 		}
 	}
+	e.Inexact = inexact
 	if d.Frontend == decision.FrontendRules || d.Frontend == decision.FrontendMemory {
 		_, winners := policy.Combine(ops)
 		for _, w := range winners {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/askperm/askperm/decision"
@@ -86,13 +87,15 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 			}
 		}
 	}
-	d, err = p.ask(ctx, c.form)
+	d, err = p.ask(ctx, c)
 	return d, ops, err
 }
 
 // call is one valid request on its way through the pipeline.
 type call struct {
-	req   *decision.Request
+	req *decision.Request
+	// raw is the request as sent, whose digest is req.SHA256.
+	raw   []byte
 	start time.Time
 	// memory says the state store could be used when first opened for
 	// the request; storeFailed that it could not, so it is not tried
@@ -108,6 +111,12 @@ type call struct {
 	saved map[string]time.Time
 	// form is the form a person is asked with.
 	form *form.Form
+	// approver is the team approver who answered (form.Answer.Approver),
+	// ignored the answers not taken (form.Answer.Ignored).
+	approver string
+	ignored  []string
+	// asked is how long the frontends took, nil when none was asked.
+	asked *time.Duration
 	// release gives back the turn to ask a person, when held.
 	release func()
 	// sess is the request's binding for session memory, once computed.
@@ -235,7 +244,7 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion, prompt
 	// time: no allow-session then. The store still counts the prompt,
 	// queues it and records it.
 	noSession := slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession })
-	opts := form.Options{SessionMemory: c.memory && !noSession, Commands: formCommands(req, ops)}
+	opts := form.Options{SessionMemory: c.memory && !noSession, Commands: formCommands(req, ops), Sent: c.raw}
 	if p.c.RuleNote != nil {
 		opts.RuleNote = func(a form.Answer) string { return p.c.RuleNote(req, a) }
 	}
@@ -283,15 +292,8 @@ func (p *Pipeline) memoryOpinions(tx *state.Tx, c *call) ([]policy.Opinion, erro
 	}
 	var ops []policy.Opinion
 	for _, r := range rules {
-		v := policy.Allow
-		switch {
-		case r.Decision == decision.Deny && r.Maybe:
-			v = policy.Prompt // a computed command may be the denied one: ask
-		case r.Decision == decision.Deny:
-			v = policy.Deny
-		}
 		name := fmt.Sprintf("remembered rule %d", r.ID)
-		ops = append(ops, policy.Opinion{Verdict: v, By: decision.FrontendMemory, Cause: decision.CauseRule, Source: "memory", Name: name, Commands: r.Commands})
+		ops = append(ops, ruleOpinion(r, "memory", name))
 		if c.saved == nil {
 			c.saved = map[string]time.Time{}
 		}
@@ -389,14 +391,29 @@ func (p *Pipeline) record(ctx context.Context, c *call, d *decision.Decision, ok
 		})
 		if err != nil {
 			d.Stop = false
-			p.notRemembered(c, d, fmt.Errorf("state store: %w", err), p.keepCount(c, d, err))
+			p.notRemembered(c, d, fmt.Errorf("state store: %w", err), p.keepCount(ctx, c, d, err))
 		}
 	}
 	e := auditEntry(c, d, ops, p.c.Now())
 	e.NotRemembered = c.notRemembered
-	if err := state.AppendAudit(ctx, p.c.Memory.Dir, e); err != nil {
+	if err := p.appendAudit(ctx, e); err != nil {
 		p.c.Warn(fmt.Sprintf("audit log: %v", err))
 	}
+	p.recordTeam(ctx, e, d, ops)
+}
+
+// appendAudit appends e to the audit log. The requests of one process
+// take turns for it in memory first, as for the store: racing for the
+// log's file lock they would wake each other in the kernel. One whose ctx
+// ends while waiting still appends, as AppendAudit bounds its own waits
+// and says what became of the line.
+func (p *Pipeline) appendAudit(ctx context.Context, e state.AuditEntry) error {
+	select {
+	case p.audit <- struct{}{}:
+		defer func() { <-p.audit }()
+	case <-ctx.Done():
+	}
+	return state.AppendAudit(ctx, p.c.Memory.Dir, e)
 }
 
 // remembers says whether decision d of c's request is recorded in the
@@ -419,6 +436,10 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 	now := p.c.Now()
 	switch {
 	case d.Cause != decision.CauseUser:
+	case d.Frontend == decision.FrontendTeam:
+		// A team's answers are remembered by the team, signed by their
+		// approver (protocol section 11), never here: a rule kept here
+		// would outlive the approver's removal from [team] approvers.
 	case d.Persist == decision.PersistSession:
 		sess, ok := c.session()
 		if !ok {
@@ -450,12 +471,12 @@ func (p *Pipeline) remember(tx *state.Tx, c *call, d *decision.Decision, ok bool
 
 // keepCount keeps decision d's count for the breaker, to be folded in
 // by the next transaction that counts one, when its store could not be
-// opened in time (err), and says whether it was kept.
-func (p *Pipeline) keepCount(c *call, d *decision.Decision, err error) bool {
+// opened in time (err), and says whether it was kept; ctx bounds the wait.
+func (p *Pipeline) keepCount(ctx context.Context, c *call, d *decision.Decision, err error) bool {
 	if !errors.Is(err, state.ErrLocked) && !errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	return state.KeepCount(p.c.Memory.Dir, c.req.SessionID, d.Decision == decision.Deny) == nil
+	return state.KeepCount(ctx, p.c.Memory.Dir, c.req.SessionID, d.Decision == decision.Deny) == nil
 }
 
 // notRemembered says that recording decision d of c's request failed
@@ -508,24 +529,87 @@ func (p *Pipeline) sayMemoryOverCanned(c *call, d *decision.Decision, ops []poli
 	}
 }
 
-// withStore runs fn on the state store, open for fn alone. The requests of
-// one process (the gate's and `askperm mcp`'s calls) take turns in the
-// process first: the store's lock admits one open at a time, also within
-// a process, and a turn handed over in memory costs nothing, where calls
-// racing for the file lock wake each other in the kernel. The store is
-// not kept open between requests, as its lock would shut out every other
-// helper of the user for the process's lifetime.
+// withStore runs fn on the state store. The requests of one process (the
+// gate's and `askperm mcp`'s calls) share one open store while any of them
+// needs it: the first opens it, those that ask while it is open join, and
+// each runs fn in turn, its own transaction, its errors its own. The last
+// to leave closes it, and so does any once it has been open for maxHold:
+// its lock shuts out every other helper of the user, so it is never kept
+// for the process's lifetime, nor while a person is asked (no call is in
+// withStore then). Every wait, for the turn or for the lock, is bounded by
+// the waiting request's ctx.
 func (p *Pipeline) withStore(ctx context.Context, fn func(*state.Store) error) error {
+	h := &p.store
+	h.mu.Lock()
+	h.waiting++
+	h.mu.Unlock()
 	select {
-	case p.store <- struct{}{}:
-		defer func() { <-p.store }()
+	case h.turn <- struct{}{}:
 	case <-ctx.Done():
+		h.leave(false)
 		return fmt.Errorf("%s: waiting for this process's other requests: %w", state.DBName, ctx.Err())
 	}
-	s, err := state.Open(ctx, p.c.Memory.Dir)
-	if err != nil {
-		return err
+	defer h.leave(true) // also after a panic, which the pipeline turns into a deny
+	if h.s == nil {
+		s, err := h.open(ctx, p.c.Memory.Dir)
+		if err != nil {
+			return err
+		}
+		h.s, h.opened = s, time.Now()
 	}
-	defer s.Close()
-	return fn(s)
+	return fn(h.s)
+}
+
+// maxHold bounds how long one process keeps the store open while its
+// requests keep coming, so that other helpers of the user, waiting for
+// its lock, get their turn between.
+const maxHold = 20 * time.Millisecond
+
+// storeHolder is one process's state store, open while its requests use
+// it (withStore). The turn is one slot: whoever holds it alone opens,
+// uses or closes the store, so s changes only in the turn, and bbolt's
+// own writer lock, which no deadline reaches, is never waited for.
+type storeHolder struct {
+	turn chan struct{}
+	// mu guards waiting, the requests in withStore, and makes a leaving
+	// request's check of it one step with giving back the turn.
+	mu      sync.Mutex
+	waiting int
+	s       *state.Store
+	opened  time.Time
+	// open is state.Open; hold is maxHold. Tests change them.
+	open func(context.Context, string) (*state.Store, error)
+	hold time.Duration
+}
+
+func newStoreHolder() storeHolder {
+	return storeHolder{turn: make(chan struct{}, 1), open: state.Open, hold: maxHold}
+}
+
+// leave ends a request's use of the store, giving back the turn when it
+// holds it (turn). The store is closed when no request is left waiting
+// for it, or when it has been open for hold. A request that gave up
+// waiting and was the last closes it too, taking the free turn: a turn
+// held by another means that one has yet to leave, and will close it.
+func (h *storeHolder) leave(turn bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.waiting--
+	if !turn {
+		if h.waiting > 0 {
+			return
+		}
+		select {
+		case h.turn <- struct{}{}:
+		default:
+			return
+		}
+	}
+	if h.s != nil && (h.waiting == 0 || time.Since(h.opened) >= h.hold) {
+		// Nothing was written outside a committed transaction: closing
+		// loses nothing, and its error leaves the lock released anyway.
+		_ = h.s.Close()
+		h.s = nil
+	}
+	<-h.turn
 }

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/askperm/askperm/decision"
@@ -27,6 +28,7 @@ import (
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/realpath"
 	"github.com/askperm/askperm/internal/reviewer"
+	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -81,6 +83,8 @@ type Config struct {
 	// answers; Prompt configures it.
 	Frontends []decision.Frontend
 	Prompt    prompt.Options
+	// Team configures the team frontend; nil leaves it unavailable.
+	Team *team.Config
 	// Memory is where remembered rules and session approvals live; nil
 	// remembers nothing and offers no allow-session.
 	Memory *Memory
@@ -120,11 +124,16 @@ type Outcome struct {
 
 // Pipeline decides requests.
 type Pipeline struct {
-	c     Config
-	chain []prompt.Frontend
-	// store is held (a one-slot semaphore) while this process has the
-	// state store open (withStore).
-	store chan struct{}
+	c Config
+	// chain is built when first asked: a decision without a person
+	// never touches the frontends' code.
+	chain func() []prompt.Frontend
+	// store is the state store, open while this process's requests use
+	// it (withStore).
+	store storeHolder
+	// audit is held (a one-slot semaphore) while one of this process's
+	// requests appends to the audit log (appendAudit).
+	audit chan struct{}
 }
 
 // New returns the pipeline of c.
@@ -135,7 +144,8 @@ func New(c Config) *Pipeline {
 	if c.Warn == nil {
 		c.Warn = func(string) {}
 	}
-	return &Pipeline{c: c, chain: chain(c.Frontends, c.Prompt), store: make(chan struct{}, 1)}
+	c = withTeamMemory(c)
+	return &Pipeline{c: c, chain: sync.OnceValue(func() []prompt.Frontend { return chain(c) }), store: newStoreHolder(), audit: make(chan struct{}, 1)}
 }
 
 // Run reads one request from r, at most MaxRequest bytes up to EOF before
@@ -166,7 +176,7 @@ func (p *Pipeline) DecideRequest(ctx context.Context, req *decision.Request) Out
 	case int64(len(raw)) > p.c.MaxRequest:
 		return Outcome{Err: invalid{tooLarge(p.c.MaxRequest)}}
 	}
-	return p.decideParsed(ctx, start, sent)
+	return p.decideParsed(ctx, start, sent, raw)
 }
 
 // deadline is askperm's deadline for a request started at start.
@@ -181,11 +191,11 @@ func (p *Pipeline) decide(ctx context.Context, start time.Time, raw []byte) Outc
 	if err != nil {
 		return Outcome{Err: invalid{err}}
 	}
-	return p.decideParsed(ctx, start, req)
+	return p.decideParsed(ctx, start, req, raw)
 }
 
-// decideParsed is decide of a request parsed.
-func (p *Pipeline) decideParsed(ctx context.Context, start time.Time, req *decision.Request) Outcome {
+// decideParsed is decide of a request parsed from raw.
+func (p *Pipeline) decideParsed(ctx context.Context, start time.Time, req *decision.Request, raw []byte) Outcome {
 	realpath.Resolve(req) // once: every rule and scope judges both forms
 	// The caller's own deadline, in seconds from the start, less a second
 	// so that the answer arrives before it. Converting a float beyond a
@@ -196,7 +206,7 @@ func (p *Pipeline) decideParsed(ctx context.Context, start time.Time, req *decis
 		ctx, cancel = context.WithDeadlineCause(ctx, start.Add(time.Duration(secs*float64(time.Second))-time.Second), ErrTimeout)
 		defer cancel()
 	}
-	c := &call{req: req, start: start}
+	c := &call{req: req, raw: raw, start: start}
 	defer c.releaseTurn()
 	asking, rec, cancel := split(ctx, start)
 	defer cancel()
@@ -258,11 +268,16 @@ func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, o
 	return p.answer(ctx, c)
 }
 
-// ask asks the frontend chain and turns each way it can end into a
-// decision.
-func (p *Pipeline) ask(ctx context.Context, f *form.Form) (*decision.Decision, error) {
+// ask asks the frontend chain with c's form and turns each way it can
+// end into a decision. A team approver's key, and the answers ignored,
+// are kept in c for the audit log.
+func (p *Pipeline) ask(ctx context.Context, c *call) (*decision.Decision, error) {
+	f := c.form
 	req := f.Req
-	a, by, err := prompt.Ask(ctx, p.chain, f)
+	asked := time.Now()
+	a, by, err := prompt.Ask(ctx, p.chain(), f)
+	took := time.Since(asked)
+	c.approver, c.ignored, c.asked = a.Approver, a.Ignored, &took
 	switch {
 	case ctx.Err() != nil:
 		return ended(ctx, req, by), nil

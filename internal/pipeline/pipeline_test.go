@@ -62,7 +62,7 @@ func pipe(c Config, chain ...prompt.Frontend) *Pipeline {
 		c.MaxRequest = 1 << 20
 	}
 	p := New(c)
-	p.chain = chain
+	p.chain = func() []prompt.Frontend { return chain }
 	return p
 }
 

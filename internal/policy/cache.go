@@ -3,7 +3,6 @@ package policy
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,14 +25,14 @@ import (
 // decides anything a full load would not.
 
 // cacheVersion changes whenever cached's form or its meaning does.
-const cacheVersion = 3
+const cacheVersion = 4
 
 // cached is a cache file's contents.
 type cached struct {
 	Version         int
 	Key             [sha256.Size]byte
 	Rules           cachedRules
-	Verbs           []byte // JSON, nil: none; gob would take a list given empty for one left out
+	Verbs           []byte // JSON, nil: none
 	VerbsFile       string
 	Annotations     []annotationTOML
 	AnnotationsFile string
@@ -158,17 +157,16 @@ func (f filed) unfile() (map[string][]int32, bool) {
 }
 
 // cacheKey is the digest of the files loaded, in order: their paths and
-// contents. name is the cache's file name, of their paths alone: one
-// cache for one list of files, rewritten when any of them changes.
-func cacheKey(paths []string, contents [][]byte) (key [sha256.Size]byte, name string) {
+// contents' digests. name is the cache's file name, of their paths alone:
+// one cache for one list of files, rewritten when any of them changes.
+func cacheKey(paths []string, digests [][sha256.Size]byte) (key [sha256.Size]byte, name string) {
 	h := sha256.New()
 	fmt.Fprintf(h, "askperm rules cache %d\n", cacheVersion)
 	for _, p := range paths {
 		fmt.Fprintf(h, "%d:%s\n", len(p), p)
 	}
 	name = fmt.Sprintf("rules-%x.cache", h.Sum(nil)[:8])
-	for _, c := range contents {
-		d := sha256.Sum256(c)
+	for _, d := range digests {
 		h.Write(d[:])
 	}
 	return [sha256.Size]byte(h.Sum(nil)), name
@@ -181,8 +179,8 @@ func readCache(path string, key [sha256.Size]byte) *Policy {
 	if err != nil {
 		return nil
 	}
-	var cf cached
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&cf) != nil || cf.Version != cacheVersion || cf.Key != key {
+	cf, ok := decodeCached(b)
+	if !ok || cf.Key != key {
 		return nil
 	}
 	p, err := cf.policy()
@@ -196,6 +194,9 @@ func readCache(path string, key [sha256.Size]byte) *Policy {
 func (cf *cached) policy() (*Policy, error) {
 	if !cf.Rules.valid() {
 		return nil, errors.New("rules out of place")
+	}
+	if !cf.within() {
+		return nil, errors.New("index out of place")
 	}
 	c := newCompiler()
 	p := &Policy{rules: make([]*Rule, cf.Rules.n()), lazy: &lazyRules{c: c, src: &cf.Rules}, index: &index{rest: cf.Rest}}
@@ -236,30 +237,36 @@ func (cf *cached) policy() (*Policy, error) {
 		}
 		p.index.heads = append(p.index.heads, headRules{dim: h.Dim, rules: rules, all: h.All})
 	}
-	n := int32(cf.Rules.n())
-	for _, i := range p.index.all() {
-		if i < 0 || i >= n {
-			return nil, fmt.Errorf("rule %d of %d", i, n)
-		}
-	}
 	return p, nil
 }
 
-// all is every rule number the index files, each once or more.
-func (ix *index) all() []int32 {
-	out := ix.rest
-	for _, k := range ix.keyed {
-		for _, rs := range k.rules {
-			out = append(out, rs...)
+// within reports whether every rule number cf's index files is one of
+// its rules. A map's lists share its filed's Nos, so checking those
+// checks every list.
+func (cf *cached) within() bool {
+	n := int32(cf.Rules.n())
+	ok := func(nos []int32) bool {
+		for _, i := range nos {
+			if i < 0 || i >= n {
+				return false
+			}
+		}
+		return true
+	}
+	if !ok(cf.Rest) {
+		return false
+	}
+	for _, k := range cf.Keyed {
+		if !ok(k.Rules.Nos) {
+			return false
 		}
 	}
-	for _, h := range ix.heads {
-		out = append(out, h.all...)
-		for _, rs := range h.rules {
-			out = append(out, rs...)
+	for _, h := range cf.Heads {
+		if !ok(h.Rules.Nos) || !ok(h.All) {
+			return false
 		}
 	}
-	return out
+	return true
 }
 
 // writeCache writes the cache of p, loaded from the files of key, to
@@ -296,9 +303,9 @@ func writeCache(path string, key [sha256.Size]byte, p *Policy) {
 	for _, h := range p.index.heads {
 		cf.Heads = append(cf.Heads, cachedHead{Dim: h.dim, Rules: fileMap(h.rules), All: h.all})
 	}
-	var b bytes.Buffer
+	b, err := cf.encode()
 	dir := filepath.Dir(path)
-	if gob.NewEncoder(&b).Encode(&cf) != nil || os.MkdirAll(dir, 0o700) != nil {
+	if err != nil || os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
 	tmp, err := os.CreateTemp(dir, ".rules-*.tmp")
@@ -306,7 +313,7 @@ func writeCache(path string, key [sha256.Size]byte, p *Policy) {
 		return
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(b.Bytes())
+	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		return
 	}

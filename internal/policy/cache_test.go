@@ -2,7 +2,7 @@ package policy
 
 import (
 	"bytes"
-	"encoding/gob"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -180,23 +180,23 @@ func TestCacheUsedOnlyForItsFiles(t *testing.T) {
 	if len(caches) != 2 {
 		t.Fatalf("caches %v: one for each list of files", caches)
 	}
-	key, name := cacheKey([]string{a}, [][]byte{[]byte("[[rule]]\nname = \"b\"\ntool = \"shell\"\n")})
+	key, name := cacheKey([]string{a}, [][sha256.Size]byte{sha256.Sum256([]byte("[[rule]]\nname = \"b\"\ntool = \"shell\"\n"))})
 	cache := filepath.Join(state, name)
 	good, err := os.ReadFile(cache)
 	if err != nil {
 		t.Fatal(err)
 	}
 	remake := func(change func(*cached)) {
-		var cf cached
-		if err := gob.NewDecoder(bytes.NewReader(good)).Decode(&cf); err != nil {
+		cf, ok := decodeCached(bytes.Clone(good))
+		if !ok {
+			t.Fatal("the cache does not decode")
+		}
+		change(cf)
+		b, err := cf.encode()
+		if err != nil {
 			t.Fatal(err)
 		}
-		change(&cf)
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(&cf); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(cache, b.Bytes(), 0o600)
+		os.WriteFile(cache, b, 0o600)
 	}
 	for what, mangle := range map[string]func(){
 		"corrupt":            func() { os.WriteFile(cache, good[:len(good)/2], 0o600) },

@@ -3,6 +3,7 @@ package policy
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/askperm/askperm/decision"
@@ -10,8 +11,12 @@ import (
 )
 
 // star is "*", the glob every value a wildcard may cover matches: the
-// measure of "everything" for a rule's matchers.
-var star, _ = decision.CompileGlob("*")
+// measure of "everything" for a rule's matchers. Compiled on first use:
+// not in every process's start-up.
+var star = sync.OnceValue(func() *decision.Pattern {
+	p, _ := decision.CompileGlob("*")
+	return p
+})
 
 // baseProbes are the characters every glob is tried on: letters of both
 // cases, digits, the punctuation of names, paths and commands, and
@@ -40,7 +45,7 @@ func matchesEverything(p *decision.Pattern, src string, name bool) bool {
 	slices.Sort(runes)
 	runes = slices.Compact(runes)
 	try := func(v string) bool {
-		if !utf8.ValidString(v) || name && strings.Contains(v, "/") || !star.Match(v) {
+		if !utf8.ValidString(v) || name && strings.Contains(v, "/") || !star().Match(v) {
 			return true // not a value "*" covers
 		}
 		return p.Match(v)
@@ -106,7 +111,7 @@ func coversEveryCommand(src string) bool {
 		for _, w := range []string{string(r), "a" + string(r), string(r) + "a"} {
 			for _, ws := range [][]string{{w}, {"a", w}, {w, "a"}, {"a", "a", w}} {
 				c := shell.Command{Words: ws}
-				if star.Match(c.MatchText()) && !g.Covers(c) {
+				if star().Match(c.MatchText()) && !g.Covers(c) {
 					return false
 				}
 			}

@@ -41,27 +41,25 @@ func Load(user string, named []string, cacheDir string) (*Policy, error) {
 	if user != "" {
 		files = append([]string{user}, named...)
 	}
-	var paths []string
-	var contents [][]byte
-	for i, path := range files {
-		b, err := userfile.Read(path)
-		if i == 0 && user != "" && errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+	// A cache, when there may be one, is looked up by the files' digests,
+	// streamed: a process decided from it never holds the files.
+	var cache string
+	if cacheDir != "" {
+		paths, digests, err := each(files, user != "", userfile.Digest)
 		if err != nil {
 			return nil, err
 		}
-		paths, contents = append(paths, path), append(contents, b)
-	}
-	var key [sha256.Size]byte
-	var cache string
-	if cacheDir != "" && len(paths) > 0 && ownAll(paths, os.Geteuid()) {
-		var name string
-		key, name = cacheKey(paths, contents)
-		cache = filepath.Join(cacheDir, name)
-		if p := readCache(cache, key); p != nil {
-			return p, nil
+		if len(paths) > 0 && ownAll(paths, os.Geteuid()) {
+			key, name := cacheKey(paths, digests)
+			cache = filepath.Join(cacheDir, name)
+			if p := readCache(cache, key); p != nil {
+				return p, nil
+			}
 		}
+	}
+	paths, contents, err := each(files, user != "", userfile.Read)
+	if err != nil {
+		return nil, err
 	}
 	p := &Policy{written: &written{}}
 	c := newCompiler()
@@ -76,9 +74,33 @@ func Load(user string, named []string, cacheDir string) (*Policy, error) {
 	}
 	p.buildIndex()
 	if cache != "" {
+		// Keyed by the contents parsed, whatever was digested before.
+		digests := make([][sha256.Size]byte, len(contents))
+		for i, b := range contents {
+			digests[i] = sha256.Sum256(b)
+		}
+		key, _ := cacheKey(paths, digests)
 		writeCache(cache, key, p)
 	}
 	return p, nil
+}
+
+// each is read of every file, and the paths read; the first (the user's
+// own rules file, when optional) is left out when missing.
+func each[T any](files []string, optional bool, read func(string) (T, error)) ([]string, []T, error) {
+	var paths []string
+	var out []T
+	for i, path := range files {
+		v, err := read(path)
+		if i == 0 && optional && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		paths, out = append(paths, path), append(out, v)
+	}
+	return paths, out, nil
 }
 
 // ownAll reports whether the user euid owns every file of paths. The

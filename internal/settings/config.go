@@ -52,6 +52,20 @@ type Config struct {
 	} `toml:"limits"`
 	// Reviewers are the [[reviewer]] tables, in file order (reviewers.go).
 	Reviewers []Reviewer `toml:"reviewer"`
+	// Team is team mode's server, this host's name and trusted approvers,
+	// and the approver's key (team.Config); nil without a [team] table.
+	Team *Team `toml:"team"`
+}
+
+// Team is the [team] table as written.
+type Team struct {
+	URL       string   `toml:"url"`
+	Creds     string   `toml:"creds"`
+	Host      string   `toml:"host"`
+	Approvers []string `toml:"approvers"`
+	Prefix    string   `toml:"prefix"`
+	Replicas  *int     `toml:"replicas"`
+	Key       string   `toml:"key"`
 }
 
 // Duration is a duration as config.toml gives it: a string such as "30s",

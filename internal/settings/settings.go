@@ -7,9 +7,11 @@
 package settings
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/reviewer"
 	"github.com/askperm/askperm/internal/state"
+	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/prompt"
 )
 
@@ -79,6 +82,8 @@ type Settings struct {
 	Strict bool
 	// Reviewers are config.toml's reviewers, in order; nil: none.
 	Reviewers *reviewer.Chain
+	// Team is team mode's configuration, checked; nil without [team].
+	Team *team.Config
 }
 
 // Resolve resolves the settings from flags, the environment (read through
@@ -134,6 +139,12 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	if err == nil {
 		s.Reviewers, err = reviewers(path, cfg.Reviewers)
 	}
+	if err == nil && cfg.Team != nil {
+		s.Team, err = resolveTeam(*cfg.Team, s.StateDir)
+		if err != nil {
+			err = fmt.Errorf("%s: team.%w", path, err)
+		}
+	}
 	if f.NoRemember || cfg.State.Remember != nil && !*cfg.State.Remember {
 		s.StateDir = ""
 	}
@@ -144,6 +155,41 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 	}
 	s.Policy = pol
 	return s, err
+}
+
+// resolveTeam is the [team] table t with its defaults: the host's name
+// (the first label of its hostname), prefix, replicas, and the approver
+// key in the state directory stateDir. Files must be named absolutely.
+func resolveTeam(t Team, stateDir string) (*team.Config, error) {
+	c := &team.Config{
+		URL: t.URL, Creds: t.Creds, Host: t.Host, Approvers: t.Approvers,
+		Prefix: cmp.Or(t.Prefix, team.DefaultPrefix), Replicas: team.DefaultReplicas, Key: t.Key,
+	}
+	if t.Replicas != nil {
+		c.Replicas = *t.Replicas
+	}
+	if c.Host == "" {
+		name, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("host: not set, and the hostname is unknown: %w", err)
+		}
+		c.Host, _, _ = strings.Cut(name, ".")
+		if team.CheckHost(c.Host) != nil {
+			return nil, fmt.Errorf("host: not set, and the hostname %q is no host name (%w); set one", name, team.CheckHost(c.Host))
+		}
+	}
+	if c.Key == "" && stateDir != "" {
+		c.Key = filepath.Join(stateDir, team.KeyFile)
+	}
+	for _, f := range []from{{"creds", c.Creds}, {"key", c.Key}} {
+		if f.value != "" && !filepath.IsAbs(f.value) {
+			return nil, fmt.Errorf("%s: %q is not an absolute path", f.source, f.value)
+		}
+	}
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // count stores a count of the config file, when it gives one, in dst;

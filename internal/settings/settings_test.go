@@ -114,7 +114,7 @@ func TestResolveErrorsNameTheirSource(t *testing.T) {
 		{"flag timeout", "", Flags{Timeout: "soon"}, nil, `--timeout: "soon" is neither a duration`},
 		{"negative timeout", "", Flags{Timeout: "-1s"}, nil, `--timeout: "-1s" is negative`},
 		{"flag size", "", Flags{MaxRequest: "1GB"}, nil, `--max-request: "1GB" is not a positive byte count`},
-		{"flag frontend", "", Flags{Frontend: "tui,gui"}, nil, `--frontend: unknown frontend "gui" (known: tui, line, yad, zenity, none)`},
+		{"flag frontend", "", Flags{Frontend: "tui,gui"}, nil, `--frontend: unknown frontend "gui" (known: tui, line, yad, zenity, team, none)`},
 		{"env frontend", "", Flags{}, []string{"ASKPERM_FRONTEND", "line,line"}, `ASKPERM_FRONTEND: frontend "line" listed twice`},
 		{"config timeout", "timeout = \"soon\"\n", Flags{}, nil, `config.toml: timeout: "soon" is neither`},
 		{"config frontends", "frontends = [\"kde\"]\n", Flags{}, nil, `config.toml: frontends: unknown frontend "kde"`},

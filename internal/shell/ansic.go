@@ -3,15 +3,18 @@ package shell
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
 // ansiCEscapes are the one-letter escapes of $'…' (bash's ANSI-C
 // quoting).
-var ansiCEscapes = map[byte]byte{
-	'a': '\a', 'b': '\b', 'e': 0x1b, 'E': 0x1b, 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
-	'\\': '\\', '\'': '\'', '"': '"', '?': '?',
-}
+var ansiCEscapes = sync.OnceValue(func() map[byte]byte {
+	return map[byte]byte{
+		'a': '\a', 'b': '\b', 'e': 0x1b, 'E': 0x1b, 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
+		'\\': '\\', '\'': '\'', '"': '"', '?': '?',
+	}
+})
 
 // ansiC decodes the raw text of $'…' as bash does: \n \t \\ \' \" \xHH
 // \uHHHH \UHHHHHHHH \NNN (octal) \cX and the rest; a NUL ends the
@@ -26,7 +29,7 @@ func ansiC(s string) (string, bool) {
 		}
 		i++
 		c := s[i]
-		if e, ok := ansiCEscapes[c]; ok {
+		if e, ok := ansiCEscapes()[c]; ok {
 			b.WriteByte(e)
 			continue
 		}

@@ -3,36 +3,44 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // leadWrappers are the wrappers a "commands starting with" scope looks
 // past (protocol section 10): each runs the command its words name after
 // its options, those in valued taking the next word, and a number of
 // positional words (timeout's duration, taskset's mask).
-var leadWrappers = map[string]struct {
+var leadWrappers = sync.OnceValue(func() map[string]leadWrapper {
+	return map[string]leadWrapper{
+		"timeout": {[]string{"-s", "--signal", "-k", "--kill-after"}, 1},
+		"nice":    {[]string{"-n", "--adjustment"}, 0},
+		"nohup":   {nil, 0},
+		"env":     {[]string{"-u", "--unset", "-C", "--chdir"}, 0},
+		"stdbuf":  {[]string{"-i", "-o", "-e", "--input", "--output", "--error"}, 0},
+		"setsid":  {nil, 0},
+		"ionice":  {[]string{"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}, 0},
+		"time":    {[]string{"-f", "--format", "-o", "--output"}, 0},
+		"chrt":    {nil, 1},
+		"taskset": {nil, 1},
+	}
+})
+
+// leadWrapper is how a wrapper's words run: see leadWrappers.
+type leadWrapper struct {
 	valued     []string
 	positional int
-}{
-	"timeout": {[]string{"-s", "--signal", "-k", "--kill-after"}, 1},
-	"nice":    {[]string{"-n", "--adjustment"}, 0},
-	"nohup":   {nil, 0},
-	"env":     {[]string{"-u", "--unset", "-C", "--chdir"}, 0},
-	"stdbuf":  {[]string{"-i", "-o", "-e", "--input", "--output", "--error"}, 0},
-	"setsid":  {nil, 0},
-	"ionice":  {[]string{"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}, 0},
-	"time":    {[]string{"-f", "--format", "-o", "--output"}, 0},
-	"chrt":    {nil, 1},
-	"taskset": {nil, 1},
 }
 
 // subcommanded are programs that take options before a subcommand, some
 // with a value that changes what the subcommand acts on (`git -C dir`,
 // `make -C dir`): first words ending at one of those options would cover
 // every subcommand.
-var subcommanded = map[string]bool{
-	"git": true, "go": true, "make": true, "cargo": true, "npm": true, "pnpm": true, "yarn": true, "docker": true,
-	"podman": true, "kubectl": true, "gh": true, "helm": true, "terraform": true, "dotnet": true,
-}
+var subcommanded = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"git": true, "go": true, "make": true, "cargo": true, "npm": true, "pnpm": true, "yarn": true, "docker": true,
+		"podman": true, "kubectl": true, "gh": true, "helm": true, "terraform": true, "dotnet": true,
+	}
+})
 
 // Lead is the words a "commands starting with" scope keeps of c: past
 // the wrappers that run the command their words name (timeout 60, nice
@@ -48,9 +56,9 @@ func (c Command) Lead(n int) ([]string, bool) {
 	ws, i := c.Words, 0
 	for i < len(ws) {
 		name := Name(ws[i])
-		spec, ok := leadWrappers[name]
+		spec, ok := leadWrappers()[name]
 		if !ok {
-			if wrappers[name] {
+			if wrappers()[name] {
 				return nil, false
 			}
 			break
@@ -76,7 +84,7 @@ func (c Command) Lead(n int) ([]string, bool) {
 		}
 		i += spec.positional
 	}
-	if len(ws)-i < n || (subcommanded[Name(ws[i])] || isShell(Name(ws[i]))) && strings.HasPrefix(ws[i+n-1], "-") {
+	if len(ws)-i < n || (subcommanded()[Name(ws[i])] || isShell(Name(ws[i]))) && strings.HasPrefix(ws[i+n-1], "-") {
 		return nil, false
 	}
 	return ws[:i+n], true

@@ -54,10 +54,10 @@ func FuzzLead(f *testing.F) {
 		if !ok {
 			return
 		}
-		if len(lead) < 2 || !slices.Equal(lead, ws[:len(lead)]) || (subcommanded[Name(lead[len(lead)-2])] || isShell(Name(lead[len(lead)-2]))) && strings.HasPrefix(lead[len(lead)-1], "-") {
+		if len(lead) < 2 || !slices.Equal(lead, ws[:len(lead)]) || (subcommanded()[Name(lead[len(lead)-2])] || isShell(Name(lead[len(lead)-2]))) && strings.HasPrefix(lead[len(lead)-1], "-") {
 			t.Fatalf("%q: lead %q", s, lead)
 		}
-		if _, known := leadWrappers[Name(ws[0])]; wrappers[Name(ws[0])] && !known {
+		if _, known := leadWrappers()[Name(ws[0])]; wrappers()[Name(ws[0])] && !known {
 			t.Fatalf("%q: lead %q follows a runner", s, lead)
 		}
 	})

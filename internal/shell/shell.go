@@ -19,6 +19,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/askperm/askperm/decision"
 	"mvdan.cc/sh/v3/syntax"
@@ -467,8 +468,8 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr, outer []*syntax.Re
 			why.add("replaces the shell (exec)")
 		case r.funcs[name]:
 			why.add("defined in this line (function)")
-		case codeRunners[name] != "":
-			why.add(codeRunners[name])
+		case codeRunners()[name] != "":
+			why.add(codeRunners()[name])
 		}
 	}
 	c.Opaque = c.Opaque || named || len(why) > 0
@@ -485,8 +486,8 @@ func (r *reader) stmt(st *syntax.Stmt, call *syntax.CallExpr, outer []*syntax.Re
 			r.out[i].Computed = true // more lines than are read
 		case isShell(name):
 			r.shellArgs(ws, k, st, i)
-		case lineOptions[name] != nil:
-			r.optionLine(ws[k+1:], lineOptions[name], i)
+		case lineOptions()[name] != nil:
+			r.optionLine(ws[k+1:], lineOptions()[name], i)
 		case name == "watch": // runs its words with sh -c
 			j := k + 1
 			for j < len(ws) && ws[j].whole && strings.HasPrefix(ws[j].text, "-") {
@@ -523,14 +524,16 @@ func joinWhy(a, b string) string {
 
 // codeRunners are the builtins that run code the line does not show, or
 // change how later commands run, and why in words.
-var codeRunners = map[string]string{
-	"eval": "eval", "source": "source", ".": "source", "trap": "runs a line later (trap)", "alias": "defines an alias",
-	"enable": "loads a builtin (enable)", "fc": "runs history (fc)", "unalias": "changes aliases", "set": "changes shell options",
-	"shopt": "changes shell options", "setopt": "changes shell options", "unsetopt": "changes shell options",
-	"hash": "changes the command table (hash)", "autoload": "loads functions (autoload)", "zmodload": "loads a module (zmodload)",
-	"repeat": "a loop (repeat)", "exec": "replaces the shell (exec)", "builtin": "a builtin by name",
-	"command": "a command by name",
-}
+var codeRunners = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"eval": "eval", "source": "source", ".": "source", "trap": "runs a line later (trap)", "alias": "defines an alias",
+		"enable": "loads a builtin (enable)", "fc": "runs history (fc)", "unalias": "changes aliases", "set": "changes shell options",
+		"shopt": "changes shell options", "setopt": "changes shell options", "unsetopt": "changes shell options",
+		"hash": "changes the command table (hash)", "autoload": "loads functions (autoload)", "zmodload": "loads a module (zmodload)",
+		"repeat": "a loop (repeat)", "exec": "replaces the shell (exec)", "builtin": "a builtin by name",
+		"command": "a command by name",
+	}
+})
 
 // ranAt is the index in words of the command that runs: past the
 // builtins that run the command their words name (command, builtin,
@@ -643,12 +646,14 @@ func descriptor(rd *syntax.Redirect) string {
 // of their words that is not known may name any command. (A wrapper not
 // listed still never hides a command whose name is known: Line.Denied
 // reads a command from each of its words.)
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true, "nohup": true, "nice": true,
-	"timeout": true, "time": true, "xargs": true, "stdbuf": true, "setsid": true, "ionice": true, "taskset": true, "chroot": true,
-	"su": true, "runuser": true, "unbuffer": true, "watch": true, "strace": true, "ltrace": true, "flock": true, "chrt": true,
-	"systemd-run": true, "parallel": true, "find": true,
-}
+var wrappers = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true, "nohup": true, "nice": true,
+		"timeout": true, "time": true, "xargs": true, "stdbuf": true, "setsid": true, "ionice": true, "taskset": true, "chroot": true,
+		"su": true, "runuser": true, "unbuffer": true, "watch": true, "strace": true, "ltrace": true, "flock": true, "chrt": true,
+		"systemd-run": true, "parallel": true, "find": true,
+	}
+})
 
 // computed reports whether the command of words ws runs a command whose
 // name is not known: its first word is not, or a word after a wrapper.
@@ -660,7 +665,7 @@ func computed(ws []word) bool {
 		if !w.whole {
 			return false
 		}
-		if wrappers[Name(w.text)] {
+		if wrappers()[Name(w.text)] {
 			return slices.ContainsFunc(ws[k+1:], func(w word) bool { return !w.whole && w.text == "" })
 		}
 	}
@@ -685,15 +690,17 @@ func knownBase(w *syntax.Word) (string, bool) {
 // lineOptions are the options after which a command takes a command
 // line, which it hands a shell (su -c, flock -c, script -c) or splits
 // into words (env -S).
-var lineOptions = map[string][]string{
-	"su": {"-c", "--command"}, "runuser": {"-c", "--command"}, "flock": {"-c", "--command"}, "script": {"-c", "--command"},
-	"env": {"-S", "--split-string"},
-}
+var lineOptions = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"su": {"-c", "--command"}, "runuser": {"-c", "--command"}, "flock": {"-c", "--command"}, "script": {"-c", "--command"},
+		"env": {"-S", "--split-string"},
+	}
+})
 
 // handsALine reports whether the command name may run a command line
 // among its words.
 func handsALine(name string) bool {
-	return isShell(name) || name == "eval" || name == "alias" || name == "watch" || lineOptions[name] != nil
+	return isShell(name) || name == "eval" || name == "alias" || name == "watch" || lineOptions()[name] != nil
 }
 
 // optionLine reads the line that follows one of options in args.
@@ -710,11 +717,13 @@ func (r *reader) optionLine(args []word, options []string, i int) {
 // here-document, or standard input, is a command line, and the dialect
 // each is read in: a shell askperm does not read (fish) is read as bash
 // for a deny, and its commands are Inner.
-var shells = map[string]dialect{"sh": posix, "bash": bash, "dash": posix, "zsh": zsh, "ksh": fish, "mksh": fish, "ash": fish,
-	"busybox": fish, "yash": fish, "posh": fish}
+var shells = sync.OnceValue(func() map[string]dialect {
+	return map[string]dialect{"sh": posix, "bash": bash, "dash": posix, "zsh": zsh, "ksh": fish, "mksh": fish, "ash": fish,
+		"busybox": fish, "yash": fish, "posh": fish}
+})
 
 func isShell(name string) bool {
-	_, ok := shells[name]
+	_, ok := shells()[name]
 	return ok
 }
 
@@ -729,7 +738,7 @@ const plainShellOptions = "ceuxvno"
 // here-document of st, or a pipe: not known). i is the command's index.
 func (r *reader) shellArgs(ws []word, k int, st *syntax.Stmt, i int) {
 	args := ws[k+1:]
-	d, plain := shells[Name(ws[k].text)], envOnly(ws[:k])
+	d, plain := shells()[Name(ws[k].text)], envOnly(ws[:k])
 	dashC, stdin, j := false, false, 0
 	for ; j < len(args); j++ {
 		a := args[j]

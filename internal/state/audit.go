@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -36,18 +37,42 @@ type AuditEntry struct {
 	Action        string            `json:"action"`
 	SessionID     string            `json:"session_id,omitempty"`
 	Dimensions    map[string]string `json:"dimensions,omitempty"`
-	Decision      string            `json:"decision"`
-	Persist       string            `json:"persist"`
-	Rule          *decision.Rule    `json:"rule,omitempty"`
-	Cause         decision.Cause    `json:"cause"`
-	Frontend      decision.Frontend `json:"frontend"`
-	Stop          bool              `json:"stop,omitempty"`
-	DecidedBy     []string          `json:"decided_by,omitempty"` // the rules or memory entries, or the reviewer, that decided
+	// Shells is the dialect of each dimension that is a command line
+	// (syntax shell), so that its value is read as the rules read it.
+	Shells map[string]string `json:"shells,omitempty"`
+	// Inexact names the fields and dimensions whose text here is not the
+	// request's: rendered safe or cut. No rule is proposed from them.
+	Inexact   []string          `json:"inexact,omitempty"`
+	Decision  string            `json:"decision"`
+	Persist   string            `json:"persist"`
+	Rule      *decision.Rule    `json:"rule,omitempty"`
+	Cause     decision.Cause    `json:"cause"`
+	Frontend  decision.Frontend `json:"frontend"`
+	Stop      bool              `json:"stop,omitempty"`
+	DecidedBy []string          `json:"decided_by,omitempty"` // the rules or memory entries, or the reviewer, that decided
 	// NotRemembered says why a decision to be remembered (for the session
 	// or always) was not: the decision still says so.
 	NotRemembered string `json:"not_remembered,omitempty"`
 	LatencyMS     int64  `json:"latency_ms"`
+	// AskedMS is how long the frontends (a person) took, when they were
+	// asked.
+	AskedMS *int64 `json:"asked_ms,omitempty"`
+	// Approver is the public key of the team approver who answered.
+	Approver string `json:"approver,omitempty"`
+	// Ignored are the answers from elsewhere not taken, and why.
+	Ignored []string `json:"ignored,omitempty"`
 }
+
+// personFrontends are the frontends a person answers through.
+var personFrontends = []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity, decision.FrontendTeam}
+
+// Asked reports whether a person was asked for e: its frontend is one a
+// person answers through (whoever ended it: the person, a timeout).
+func (e AuditEntry) Asked() bool { return slices.Contains(personFrontends, e.Frontend) }
+
+// ByPerson reports whether a person made e's decision: not rules, memory,
+// canned answers or a timeout.
+func (e AuditEntry) ByPerson() bool { return e.Cause == decision.CauseUser && e.Asked() }
 
 // AppendAudit appends e to the audit log in dir, as one line written
 // whole or not at all, under an exclusive lock, waited for within ctx,
@@ -66,7 +91,7 @@ func AppendAudit(ctx context.Context, dir string, e AuditEntry) error {
 	path := filepath.Join(dir, AuditName)
 	f, err := openLocked(ctx, path)
 	if errors.Is(err, ErrLocked) {
-		if perr := keepPending(dir, line); perr != nil {
+		if perr := keepPending(ctx, dir, line); perr != nil {
 			return fmt.Errorf("%w; the line is lost: %v", err, perr)
 		}
 		return fmt.Errorf("%w; the line is kept in %s until it frees", err, PendingName)

@@ -50,7 +50,7 @@ func TestStateFilesAreNotFollowed(t *testing.T) {
 			}
 			return err
 		}},
-		"late counts": {LateCountsName, func(dir string) error { return KeepCount(dir, "s", false) }},
+		"late counts": {LateCountsName, func(dir string) error { return KeepCount(context.Background(), dir, "s", false) }},
 	} {
 		dir, target := t.TempDir(), filepath.Join(t.TempDir(), "elsewhere")
 		if err := os.WriteFile(target, nil, 0o600); err != nil {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -31,9 +32,9 @@ type lateCount struct {
 }
 
 // KeepCount appends a decision's count (its session, and whether it was a
-// deny) to the late counts' file in dir, under the file's own lock taken
-// without waiting.
-func KeepCount(dir, session string, denied bool) error {
+// deny) to the late counts' file in dir, under the file's own lock
+// waited for within ctx (keepLine).
+func KeepCount(ctx context.Context, dir, session string, denied bool) error {
 	var id [12]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return err
@@ -47,7 +48,7 @@ func KeepCount(dir, session string, denied bool) error {
 		return err
 	}
 	defer f.Close()
-	return keepLine(f, append(line, '\n'))
+	return keepLine(ctx, f, append(line, '\n'))
 }
 
 // FoldLateCounts counts, in order and before anything else tx counts, the

@@ -47,7 +47,7 @@ func TestLateCountsFoldedOnceInOrder(t *testing.T) {
 			sess := []string{"a", "b", ""}[r.IntN(3)]
 			switch r.IntN(4) {
 			case 0, 1: // the store held: kept
-				if err := KeepCount(dir, sess, denied); err != nil {
+				if err := KeepCount(context.Background(), dir, sess, denied); err != nil {
 					t.Fatal(err)
 				}
 				pending = append(pending, denied)
@@ -108,7 +108,7 @@ func TestLateDenyTripsAndCountsStartAgain(t *testing.T) {
 	dir := t.TempDir()
 	b := Breaker{Session: Thresholds{Consecutive: 2}}
 	for range 3 {
-		if err := KeepCount(dir, "s", true); err != nil {
+		if err := KeepCount(context.Background(), dir, "s", true); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,24 +17,25 @@ import (
 const PendingName = "audit.pending"
 
 // keepPending appends line to the pending file in dir, under its own lock
-// taken without waiting: a helper holds it only to append or to fold.
-func keepPending(dir string, line []byte) error {
+// waited for within ctx (keepLine).
+func keepPending(ctx context.Context, dir string, line []byte) error {
 	f, err := openOwned(filepath.Join(dir, PendingName), os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return keepLine(f, line)
+	return keepLine(ctx, f, line)
 }
 
 // keepLine appends line whole to the kept-lines file f under its lock,
-// taken without waiting, while the file stays under MaxAuditSize.
-func keepLine(f *os.File, line []byte) error {
-	switch ok, err := tryLock(f); {
-	case err != nil:
+// waited for within ctx (lockWait; a request whose deadline has passed
+// tries once), while the file stays under MaxAuditSize. Its holders hold
+// it only to append a line or to fold the file in, but a wave of helpers
+// whose store or log stayed locked all come to keep theirs at once: they
+// queue for it rather than lose their records.
+func keepLine(ctx context.Context, f *os.File, line []byte) error {
+	if err := retry(ctx, f.Name(), lockWait(ctx), nil, func() (bool, error) { return tryLock(f) }); err != nil {
 		return err
-	case !ok:
-		return fmt.Errorf("%s is %v too", f.Name(), ErrLocked)
 	}
 	if fi, err := f.Stat(); err == nil && fi.Size()+int64(len(line)) > MaxAuditSize {
 		return fmt.Errorf("%s: full", f.Name())

@@ -1,12 +1,15 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -60,6 +63,37 @@ func TestAuditLockedLinesAppendedLater(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("seed %d: log %q, want %q", seed, got, want)
+		}
+	}
+}
+
+// Helpers that all keep a line or a count at once, their log or store
+// locked, each keep theirs: none is lost to another holding the kept
+// lines' file for its own append.
+func TestKeepersAtOnceLoseNothing(t *testing.T) {
+	for seed := range uint64(4) {
+		n := 20 + rand.New(rand.NewPCG(seed, 2)).IntN(80)
+		dir := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second) // a request's deadline
+		defer cancel()
+		errs := make(chan error, 2*n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { errs <- keepPending(ctx, dir, fmt.Appendf(nil, "line %d\n", i)) })
+			wg.Go(func() { errs <- KeepCount(ctx, dir, fmt.Sprint("s", i), i%2 == 0) })
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("seed %d: %v", seed, err)
+			}
+		}
+		for _, name := range []string{PendingName, LateCountsName} {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || bytes.Count(b, []byte{'\n'}) != n {
+				t.Errorf("seed %d: %s holds %d lines (%v), want %d", seed, name, bytes.Count(b, []byte{'\n'}), err, n)
+			}
 		}
 	}
 }

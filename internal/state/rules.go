@@ -308,6 +308,12 @@ func (tx *Tx) Covering(req *decision.Request, now time.Time) (_ []Match, err err
 	return matching(rules, req, now, lines), nil
 }
 
+// Matching are the Matches of those of rules, held outside the store
+// (a team's), that decide req at now: the same judgement as Covering's.
+func Matching(rules []Rule, req *decision.Request, now time.Time) []Match {
+	return matching(rules, req, now, &readings{req: req})
+}
+
 // matching are the Matches of those of rules that decide req at now.
 func matching(rules []Rule, req *decision.Request, now time.Time, lines *readings) []Match {
 	var out []Match

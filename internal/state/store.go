@@ -6,7 +6,10 @@
 //
 // The database's lock is held only while it is open, and a helper opens it
 // only to read or to record, never while a person is being asked, so
-// parallel helpers queue for milliseconds. Every lock of the directory is
+// parallel helpers queue for milliseconds. A process deciding many
+// requests at once (the gate, `askperm mcp`) keeps one Store open while
+// any of them uses it, closing it when none waits or once it has been open
+// 20 ms, so that others get their turn: never for its lifetime. Every lock of the directory is
 // taken without blocking, and, when held, tried again as soon as it is
 // let go, within the request's deadline (lock.go). When the store cannot be used (unsafe, corrupt, locked past
 // the wait) Open says why, and the caller decides without memory: a

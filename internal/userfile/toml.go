@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/pelletier/go-toml/v2"
@@ -39,7 +40,7 @@ func DecodeTOML(b []byte, v any) error {
 	if errors.As(err, &de) {
 		row, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if m := mismatch.FindStringSubmatch(msg); m != nil && len(de.Key()) > 0 {
+		if m := mismatch().FindStringSubmatch(msg); m != nil && len(de.Key()) > 0 {
 			if want, ok := expected(reflect.TypeOf(v), de.Key()); ok {
 				msg = fmt.Sprintf("%s: expected %s, not a TOML %s", keyString(de.Key()), want, m[1])
 			}
@@ -51,7 +52,10 @@ func DecodeTOML(b []byte, v any) error {
 
 // mismatch is the decoder's message for a value of the wrong type, which
 // names Go types: its TOML type is kept, the rest said anew (expected).
-var mismatch = regexp.MustCompile(`^cannot decode TOML (\w+(?: \w+)?) into `)
+// Compiled on first use: not in every process's start-up.
+var mismatch = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^cannot decode TOML (\w+(?: \w+)?) into `)
+})
 
 // expected says in TOML's words what the key k of a file decoded into t
 // takes; false when k leads nowhere known.

@@ -1,6 +1,10 @@
 package userfile
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +107,55 @@ func TestReadRefusesOversizedFile(t *testing.T) {
 	}
 	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// Digest refuses what Read refuses, with the same error, and is the
+// digest of what Read returns, at sizes around Read's buffer's edges.
+func TestDigestIsReadsDigest(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{write(t, 0o666), dir, fifo, filepath.Join(dir, "missing")}
+	for i, n := range []int{0, 1, bytes.MinRead - 1, 32 << 10, 32<<10 + 1, 1 << 20, MaxSize, MaxSize + 1} {
+		p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+		b := make([]byte, n)
+		rand.NewChaCha8([32]byte{byte(n)}).Read(b)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		b, rerr := Read(p)
+		d, derr := Digest(p)
+		if fmt.Sprint(rerr) != fmt.Sprint(derr) {
+			t.Errorf("%s: Read: %v, Digest: %v", p, rerr, derr)
+		}
+		if rerr == nil && d != sha256.Sum256(b) {
+			t.Errorf("%s: not the digest of Read's %d bytes", p, len(b))
+		}
+	}
+}
+
+// A secret's file is refused when anyone but its owner may read it, on
+// top of every check of Read.
+func TestReadSecret(t *testing.T) {
+	for _, tc := range []struct {
+		mode os.FileMode
+		want string // "" reads
+	}{
+		{0o600, ""},
+		{0o400, ""},
+		{0o640, "unsafe permissions 0640: a secret is readable by its owner alone"},
+		{0o604, "unsafe permissions 0604"},
+		{0o620, "group- or world-writable"},
+	} {
+		_, err := ReadSecret(write(t, tc.mode))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%v: %v, want %q", tc.mode, err, tc.want)
+		}
 	}
 }

@@ -64,7 +64,7 @@ func (t Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 		return form.Answer{}, fmt.Errorf("%s: the terminal reports its size as %dx%d: %w", term.Name(), w, h, prompt.ErrUnavailable)
 	}
 	a, shown, err := t.walk(ctx, f, term)
-	if shown {
+	if shown && !t.o.NoClosingLine {
 		_, _ = io.WriteString(term, prompt.ClosingLine(f, a, err))
 	}
 	return a, err

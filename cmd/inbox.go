@@ -1,0 +1,375 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/inbox"
+	"github.com/askperm/askperm/internal/settings"
+	"github.com/askperm/askperm/internal/team"
+)
+
+// inboxOptions are the flags of askperm inbox and its commands.
+type inboxOptions struct {
+	stateDir, config, tty string
+	json, show            bool
+	// answer: the canned answer's fields, and the host when a digest is
+	// pending on several.
+	host, message, workdirScope, lifetime string
+	grants                                []string
+	scopes                                map[string]string
+}
+
+// inboxWait bounds reaching the server and reading the pending requests
+// for inbox list and inbox answer.
+const inboxWait = 30 * time.Second
+
+func newInbox(s streams) *cobra.Command {
+	o := &inboxOptions{}
+	c := &cobra.Command{
+		Use:   "inbox",
+		Short: "Answer the team's pending requests: a live list, each opened in the terminal UI's form",
+		Long: `askperm inbox is the approver's side of team mode: it lists the requests
+pending on the team's NATS server ([team] in config.toml) from every host
+your credentials may read, newest last, updating live, and opens the one
+you choose in the terminal UI's two-stage form. Your answer is signed with
+your approver key and written for the requesting host, which accepts it
+only if your public key is among its approvers. A request leaves the list
+as soon as its host marks it done (another approver answered first, or it
+closed) or its deadline passes; a form open on it closes then.
+
+It creates the team's streams and buckets on the server when missing.
+Keys: Up and Down choose, Enter opens, q, Esc or Ctrl-C quit; in the form,
+Esc goes back to the list without answering.`,
+		Example: `  # Once: create your approver key, and give its public half to the hosts
+  askperm inbox key
+  # The live list; Enter opens a request in the terminal UI's form
+  askperm inbox`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runInboxScreen(s, o) },
+	}
+	c.PersistentFlags().StringVar(&o.stateDir, "state-dir", "", "the state directory, where the key is by default (env ASKPERM_STATE_DIR)")
+	c.PersistentFlags().StringVar(&o.config, "config", "", "config file (env ASKPERM_CONFIG)")
+	c.Flags().StringVar(&o.tty, "tty", "", "terminal device to use (env ASKPERM_TTY; default /dev/tty)")
+
+	key := &cobra.Command{
+		Use:   "key",
+		Short: "Create your approver key and print its public half (hosts list it in approvers)",
+		Example: `  askperm inbox key
+  # Print the public half of the key you have
+  askperm inbox key --show`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runInboxKey(s, o) },
+	}
+	key.Flags().BoolVar(&o.show, "show", false, "print the public half of the existing key; create none")
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Print the pending requests and exit",
+		Example: `  askperm inbox list
+  askperm inbox list --json | jq -r .request_sha256`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runInboxList(s, o) },
+	}
+	list.Flags().BoolVar(&o.json, "json", false, "one JSON object per line and request")
+
+	answer := &cobra.Command{
+		Use:   "answer DIGEST CHOICE",
+		Short: "Answer one pending request as a canned answer would, signed, and exit",
+		Long: `askperm inbox answer writes your signed answer to the pending request whose
+request_sha256 is DIGEST (askperm inbox list shows them). CHOICE is one of
+allow-once, deny-once, allow-always and deny-always, as --answer takes
+them; the rule of an always-choice takes the request's defaults unless
+--grant, --scope, --workdir-scope or --lifetime say otherwise, and is
+checked as the form checks a person's. Each approver answers a request
+once.`,
+		Example: `  askperm inbox answer "$digest" allow-once
+  askperm inbox answer "$digest" deny-once --message "not on Fridays"
+  askperm inbox answer "$digest" allow-always --scope path=/home/a/p/ --lifetime 900`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error { return runInboxAnswer(s, o, args[0], args[1]) },
+	}
+	f := answer.Flags()
+	f.StringVar(&o.message, "message", "", "the denial reason given with a deny")
+	f.StringVar(&o.host, "host", "", "the requesting host, when the digest is pending on several")
+	f.StringSliceVar(&o.grants, "grant", nil, "allow-always: a grant the rule gives (repeatable; default all requested)")
+	f.StringToStringVar(&o.scopes, "scope", nil, "always: DIMENSION=MATCH, the scope the rule covers of a dimension (repeatable)")
+	f.StringVar(&o.workdirScope, "workdir-scope", "", "always: selected (this workdir, the default) or all")
+	f.StringVar(&o.lifetime, "lifetime", "", "always: how long the rule lives: indefinite (the default), 900 or 57600 (seconds)")
+	must(answer.RegisterFlagCompletionFunc("workdir-scope", fixed("selected", "all")))
+	must(answer.RegisterFlagCompletionFunc("lifetime", fixed(decision.Lifetimes...)))
+
+	c.AddCommand(key, list, answer)
+	return c
+}
+
+// inboxSettings resolves the settings of the inbox commands.
+func inboxSettings(s streams, o *inboxOptions) (settings.Settings, error) {
+	set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config, TTY: o.tty}, s.getenv)
+	if err != nil {
+		return set, usage("%v", err)
+	}
+	return set, nil
+}
+
+// keyPath is where the approver's key is: [team] key, else the state
+// directory's team.nk.
+func keyPath(set settings.Settings) (string, error) {
+	switch {
+	case set.Team != nil && set.Team.Key != "":
+		return set.Team.Key, nil
+	case set.StateDir != "":
+		return filepath.Join(set.StateDir, team.KeyFile), nil
+	}
+	return "", usage("inbox: no place for the approver key: set [team] key in config.toml, XDG_STATE_HOME or HOME, or give --state-dir")
+}
+
+func runInboxKey(s streams, o *inboxOptions) error {
+	set, err := inboxSettings(s, o)
+	if err != nil {
+		return err
+	}
+	path, err := keyPath(set)
+	if err != nil {
+		return err
+	}
+	var kp nkeys.KeyPair
+	if o.show {
+		kp, err = team.LoadKey(path)
+	} else {
+		kp, err = team.CreateKey(path)
+		if errors.Is(err, team.ErrKeyExists) {
+			return usage("inbox key: %v: answers signed with it would no longer be yours; askperm inbox key --show prints its public half", err)
+		}
+	}
+	if err != nil {
+		return usage("inbox key: %v", err)
+	}
+	if !o.show {
+		warn(s.errOut, "created the approver key "+path+"; list the public key below in [team] approvers of every host")
+	}
+	_, err = fmt.Fprintln(s.decision, team.PublicKey(kp))
+	return err
+}
+
+// approver is the approver's connection to the team: the pending list,
+// kept current, and the key that signs.
+type approver struct {
+	team *inbox.Team
+	key  nkeys.KeyPair
+	set  settings.Settings
+}
+
+// connectApprover loads the approver's key, reaches the team's server within
+// ctx, creates the streams and buckets where missing, and reads the
+// pending requests, telling warnings of what it ignores. The connection
+// lasts until ctx ends.
+func connectApprover(ctx context.Context, set settings.Settings, warnings func(error)) (*approver, error) {
+	if set.Team == nil {
+		return nil, usage("inbox: no [team] in config.toml: give the team server's url, and your creds, as docs/inbox.md shows")
+	}
+	path, err := keyPath(set)
+	if err != nil {
+		return nil, err
+	}
+	kp, err := team.LoadKey(path)
+	if err != nil {
+		return nil, usage("inbox: the approver key: %v (askperm inbox key creates one)", err)
+	}
+	internal := func(what string, err error) error {
+		return &exitError{code: exitInternal, err: fmt.Errorf("inbox: %s: %w", what, err)}
+	}
+	nc, err := team.Connect(ctx, *set.Team, team.ApproverInbox(team.PublicKey(kp)))
+	if err != nil {
+		return nil, internal("the team's server", err)
+	}
+	context.AfterFunc(ctx, nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, internal("jetstream", err)
+	}
+	if err := team.EnsureStreams(ctx, js, *set.Team); err != nil {
+		return nil, internal("setting up the team's streams", err)
+	}
+	t, err := inbox.Watch(ctx, js, *set.Team, warnings)
+	if err != nil {
+		return nil, internal("reading the pending requests", err)
+	}
+	return &approver{team: t, key: kp, set: set}, nil
+}
+
+// stderrWarnings writes each warning of the watch on stderr.
+func stderrWarnings(s streams) func(error) {
+	return func(err error) { warn(s.errOut, "inbox: "+err.Error()) }
+}
+
+// inboxEntry is a pending request in inbox list --json.
+type inboxEntry struct {
+	Host      string         `json:"host"`
+	Digest    string         `json:"request_sha256"`
+	SessionID string         `json:"session_id,omitempty"`
+	Published time.Time      `json:"published"`
+	Deadline  time.Time      `json:"deadline"`
+	Question  string         `json:"question"`
+	Request   jsontext.Value `json:"request"`
+}
+
+var inboxHeading = []string{"HOST", "REQUEST_SHA256", "SESSION", "AGE", "LEFT", "QUESTION"}
+
+// withPending runs do with the approver's connection, its pending list
+// read and expired at now, within inboxWait or until a signal.
+func withPending(s streams, o *inboxOptions, do func(ctx context.Context, a *approver, now time.Time) error) error {
+	set, err := inboxSettings(s, o)
+	if err != nil {
+		return err
+	}
+	ctx, stop := onSignals(context.Background())
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, inboxWait)
+	defer cancel()
+	a, err := connectApprover(ctx, set, stderrWarnings(s))
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	a.team.List.Expire(now)
+	return do(ctx, a, now)
+}
+
+func runInboxList(s streams, o *inboxOptions) error {
+	return withPending(s, o, func(_ context.Context, a *approver, now time.Time) error {
+		return writeInboxList(s, o, a.team.List.Pending(), now)
+	})
+}
+
+// writeInboxList writes the pending requests, a table or JSON lines.
+func writeInboxList(s streams, o *inboxOptions, pending []*inbox.Entry, now time.Time) (err error) {
+	out := bufio.NewWriterSize(s.decision, 64<<10)
+	if o.json {
+		for _, e := range pending {
+			err = errors.Join(err, writeJSON(out, inboxEntry{Host: e.Host, Digest: e.Digest, SessionID: e.Request.SessionID,
+				Published: e.Published.UTC(), Deadline: e.Deadline.UTC(), Question: e.Question, Request: e.Raw}))
+		}
+	} else {
+		err = writeTable(out, inboxHeading, func(e *inbox.Entry) []string {
+			return inbox.Row(e, now)
+		}, func(yield func(*inbox.Entry) error) error {
+			for _, e := range pending {
+				if err := yield(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err = errors.Join(err, out.Flush()); err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	return nil
+}
+
+// cannedAnswer is the canned answer the flags of inbox answer give,
+// checked as --answer and an answers file are.
+func (o *inboxOptions) cannedAnswer(choice string) (answers.Entry, error) {
+	if form.Choice(choice) == form.AllowSession {
+		return answers.Entry{}, errors.New("allow-session: a session approval lives in its host's memory, not the team's; give allow-once or allow-always")
+	}
+	f, err := answers.One(answers.Entry{Choice: form.Choice(choice), Message: o.message, Grants: o.grants,
+		Scopes: o.scopes, WorkdirScope: o.workdirScope, Lifetime: o.lifetime})
+	if err != nil {
+		return answers.Entry{}, err
+	}
+	return f.Entries[0], nil
+}
+
+func runInboxAnswer(s streams, o *inboxOptions, digest, choice string) error {
+	if err := team.CheckDigest(digest); err != nil {
+		return usage("inbox answer: DIGEST: %v", err)
+	}
+	if o.host != "" {
+		if err := team.CheckHost(o.host); err != nil {
+			return usage("inbox answer: --host: %v", err)
+		}
+	}
+	canned, err := o.cannedAnswer(choice)
+	if err != nil {
+		return usage("inbox answer: %v", err)
+	}
+	return withPending(s, o, func(ctx context.Context, a *approver, _ time.Time) error {
+		e, err := pendingEntry(a.team.List, digest, o.host)
+		if err != nil {
+			return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %v", err)}
+		}
+		f := inbox.Form(e)
+		ans := canned.Answer(f)
+		err = a.team.Answer(ctx, a.key, e, f, ans)
+		switch {
+		case errors.Is(err, inbox.ErrAnswered):
+			return &exitError{code: exitNoMatch, err: fmt.Errorf("inbox answer: %s on %s: %w", digest, e.Host, err)}
+		case errors.Is(err, inbox.ErrRejected):
+			return usage("inbox answer: %v", err)
+		case err != nil:
+			return &exitError{code: exitInternal, err: fmt.Errorf("inbox answer: %w", err)}
+		}
+		warn(s.errOut, fmt.Sprintf("answered %s on %s: %s", digest, e.Host, form.ChoiceLabel(ans.Choice)))
+		return nil
+	})
+}
+
+// pendingEntry is the pending request digest (of host, when given).
+func pendingEntry(l *inbox.List, digest, host string) (*inbox.Entry, error) {
+	if host != "" {
+		e, why := l.Get(host, digest)
+		if e == nil {
+			return nil, fmt.Errorf("%s on %s: %v", digest, host, why)
+		}
+		return e, nil
+	}
+	found, why := l.Find(digest)
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%s: %v", digest, why)
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("%s is pending on %d hosts (%s, ...): give --host", digest, len(found), found[0].Host)
+}
+
+func runInboxScreen(s streams, o *inboxOptions) error {
+	set, err := inboxSettings(s, o)
+	if err != nil {
+		return err
+	}
+	ctx, stop := onSignals(context.Background())
+	defer stop()
+	// The connection lives as long as the screen, but reaching the server
+	// and reading the pending requests must end within inboxWait.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	slow := time.AfterFunc(inboxWait, func() { cancel(fmt.Errorf("no list of pending requests within %s", inboxWait)) })
+	// Warnings go to the screen's status line: stderr would draw over it.
+	a, err := connectApprover(ctx, set, func(error) {})
+	if !slow.Stop() && err == nil {
+		err = &exitError{code: exitInternal, err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
+	}
+	if err != nil {
+		return err
+	}
+	err = inbox.Screen{Team: a.team, Key: a.key, Prompt: set.Prompt}.Run(ctx)
+	if err != nil {
+		return &exitError{code: exitInternal, err: fmt.Errorf("inbox: %w", err)}
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/inbox/inboxtest"
+	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/natstest"
+)
+
+// teamApprover is an approver's askperm: its config file (naming the
+// server) and state directory.
+type teamApprover struct {
+	t           *testing.T
+	config, dir string
+	key         string // public
+}
+
+// startTeam starts a server running the documented configuration
+// (natstest) for host alpha and n approvers, and returns the approvers'
+// askperm, which has made the team's streams, and host alpha, trusting
+// them all.
+func startTeam(t *testing.T, n int) ([]*teamApprover, *inboxtest.Host) {
+	t.Helper()
+	tm := natstest.NewTeam(t, []string{"alpha"}, n)
+	url := natstest.StartServer(t, tm).URL
+	var as []*teamApprover
+	var keys []string
+	for _, u := range tm.Approvers {
+		a := &teamApprover{t: t, dir: t.TempDir(), key: u.Public}
+		a.config = writeFile(t, "config.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\ncreds = %q\nkey = %q\n", url, u.SeedFile, u.SeedFile))
+		as, keys = append(as, a), append(keys, u.Public)
+	}
+	if got := listed(t, as[0]); len(got) != 0 { // and the streams are made
+		t.Fatalf("a new team lists %v", got)
+	}
+	return as, inboxtest.NewHost(t, url, tm.Hosts[0], keys...)
+}
+
+// keyedApprover is an approver's askperm with a key of its own, made by
+// inbox key in its state directory, for the server at url.
+func keyedApprover(t *testing.T, url string) *teamApprover {
+	t.Helper()
+	a := &teamApprover{t: t, dir: t.TempDir()}
+	a.config = writeFile(t, "config.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\n", url))
+	code, out, stderr := a.run("inbox", "key")
+	if code != exitOK || !strings.HasPrefix(out, "U") {
+		t.Fatalf("inbox key: exit %d, %q, %s", code, out, stderr)
+	}
+	a.key = strings.TrimSpace(out)
+	return a
+}
+
+func (a *teamApprover) run(args ...string) (int, string, string) {
+	a.t.Helper()
+	return invoke(a.t, "", nil, append(args, "--config", a.config, "--state-dir", a.dir)...)
+}
+
+// request is testdata/requests/name.
+func request(t *testing.T, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "requests", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// listed is the digests inbox list --json prints, by host and digest.
+func listed(t *testing.T, a *teamApprover) map[string]inboxEntry {
+	t.Helper()
+	code, out, stderr := a.run("inbox", "list", "--json")
+	if code != exitOK {
+		t.Fatalf("inbox list: exit %d: %s", code, stderr)
+	}
+	got := map[string]inboxEntry{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var e inboxEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got[e.Host+"."+e.Digest] = e
+	}
+	return got
+}
+
+func TestInboxAnswerIsSignedAndBound(t *testing.T) {
+	as, h := startTeam(t, 1)
+	a := as[0]
+	deadline := time.Now().Add(time.Hour)
+	allow := h.Publish(request(t, "write-file.json"), "allow", deadline)
+	deny := h.Publish(request(t, "write-file.json"), "deny", deadline)
+	always := h.Publish(request(t, "write-file.json"), "always", deadline)
+	denyAlways := h.Publish(request(t, "write-file.json"), "deny-always", deadline)
+
+	got := listed(t, a)
+	e, ok := got["alpha."+allow.SHA256]
+	if len(got) != 4 || !ok {
+		t.Fatalf("listed %v, want the 4 requests", got)
+	}
+	if e.Question != "write_file (fs-default) wants to write /home/a/p/report.md" || e.SessionID != "s-1" ||
+		!e.Deadline.Equal(deadline.Truncate(time.Millisecond)) || !strings.Contains(string(e.Request), `"id":"allow"`) {
+		t.Errorf("entry %+v", e)
+	}
+
+	if code, _, stderr := a.run("inbox", "answer", allow.SHA256, "allow-once"); code != exitOK {
+		t.Fatalf("answer allow-once: exit %d: %s", code, stderr)
+	}
+	if d := h.Answer(allow, a.key); d.Decision != decision.Allow || d.Frontend != decision.FrontendTeam || d.Persist != decision.PersistOnce {
+		t.Errorf("allow-once: %+v", d)
+	}
+
+	if code, _, stderr := a.run("inbox", "answer", deny.SHA256, "deny-once", "--message", "not now"); code != exitOK {
+		t.Fatalf("answer deny-once: exit %d: %s", code, stderr)
+	}
+	if d := h.Answer(deny, a.key); d.Decision != decision.Deny || d.Message != "not now" {
+		t.Errorf("deny with a message: %+v", d)
+	}
+
+	code, _, stderr := a.run("inbox", "answer", always.SHA256, "allow-always", "--grant", "fs.write",
+		"--scope", "path=/home/a/p/", "--workdir-scope", "all", "--lifetime", "900")
+	if code != exitOK {
+		t.Fatalf("answer allow-always: exit %d: %s", code, stderr)
+	}
+	d := h.Answer(always, a.key)
+	if d.Decision != decision.Allow || d.Persist != decision.PersistAlways || d.Rule == nil ||
+		d.Rule.Scopes["path"] != "/home/a/p/" || d.Rule.WorkdirScope != "all" || d.Rule.Lifetime != "900" ||
+		strings.Join(d.Grants, ",") != "fs.write" {
+		t.Errorf("allow-always with its rule stage: %+v, rule %+v", d, d.Rule)
+	}
+	saved := rules(t, h, a.key)
+	if len(saved) != 1 || saved[0].Rule.Decision != decision.Allow || saved[0].Rule.WorkdirScope != "all" || saved[0].Rule.Expires == 0 {
+		t.Fatalf("the team rules of the approver: %+v", saved)
+	}
+
+	code, _, stderr = a.run("inbox", "answer", denyAlways.SHA256, "deny-always", "--message", "never", "--scope", "path=*")
+	if code != exitOK {
+		t.Fatalf("answer deny-always: exit %d: %s", code, stderr)
+	}
+	if d := h.Answer(denyAlways, a.key); d.Decision != decision.Deny || d.Persist != decision.PersistAlways || d.Message != "never" ||
+		d.Rule == nil || d.Rule.Scopes["path"] != "*" {
+		t.Errorf("deny-always: %+v", d)
+	}
+	if saved := rules(t, h, a.key); len(saved) != 2 {
+		t.Errorf("%d team rules after a deny-always, want 2", len(saved))
+	}
+}
+
+// rules are approver's team rules, each verified as host h verifies it.
+func rules(t *testing.T, h *inboxtest.Host, approver string) []team.Unverified {
+	t.Helper()
+	kv := h.KV(h.Config.Names().RulesBucket())
+	keys, err := kv.ListKeysFiltered(context.Background(), approver+".>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []team.Unverified
+	for key := range keys.Keys() {
+		e, err := kv.Get(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := team.ReadRule(key, e.Value())
+		if err == nil {
+			err = u.Verify(h.Config)
+		}
+		if err != nil {
+			t.Fatalf("team rule %s: %v", key, err)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+func TestInboxAnswerErrors(t *testing.T) {
+	as, h := startTeam(t, 1)
+	a := as[0]
+	req := h.Publish(request(t, "write-file.json"), "r", time.Now().Add(time.Hour))
+	expired := h.Publish(request(t, "write-file.json"), "expired", time.Now().Add(-time.Second))
+	done := h.Publish(request(t, "write-file.json"), "done", time.Now().Add(time.Hour))
+	h.Done(done, team.Done{Outcome: "deny", Frontend: decision.FrontendTeam, Cause: decision.CauseTimeout})
+	if got := listed(t, a); len(got) != 1 {
+		t.Fatalf("listed %v, want only the request neither expired nor done", got)
+	}
+	code, out, _ := a.run("inbox", "list")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != exitOK || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "HOST") || !strings.HasPrefix(lines[1], "alpha") || !strings.Contains(lines[1], req.SHA256) ||
+		!strings.Contains(lines[1], " s-1 ") || !strings.HasSuffix(lines[1], " write_file (fs-default) wants to write /home/a/p/report.md") {
+		t.Errorf("inbox list: exit %d:\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown", []string{strings.Repeat("0", 64), "allow-once"}, exitNoMatch, "no such request is pending"},
+		{"expired", []string{expired.SHA256, "deny-once"}, exitNoMatch, "expired"},
+		{"done", []string{done.SHA256, "deny-once"}, exitNoMatch, "ended"},
+		{"not a digest", []string{"abc", "allow-once"}, exitUsage, "not a request digest"},
+		{"session", []string{req.SHA256, "allow-session"}, exitUsage, "a session approval lives in its host's memory"},
+		{"unknown choice", []string{req.SHA256, "allow-forever"}, exitUsage, "choice: unknown"},
+		{"rule field on a one-time choice", []string{req.SHA256, "allow-once", "--lifetime", "900"}, exitUsage, "belong to always-choices"},
+		{"scope not offered", []string{req.SHA256, "allow-always", "--scope", "path=/etc/"}, exitUsage, "not a scope offered"},
+	} {
+		code, _, stderr := a.run(append([]string{"inbox", "answer"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q; want %d, %q", tc.name, code, stderr, tc.code, tc.want)
+		}
+	}
+	if _, err := h.KV(h.Config.Names().AnswersBucket()).Get(context.Background(), team.AnswerKey("alpha", req.SHA256, a.key)); err == nil {
+		t.Error("a rejected answer was written")
+	}
+}
+
+// TestInboxAnswersRace: one approver answering one request twice at once
+// writes one answer; two approvers each write theirs.
+func TestInboxAnswersRace(t *testing.T) {
+	as, h := startTeam(t, 2)
+	a, b := as[0], as[1]
+	req := h.Publish(request(t, "write-file.json"), "race", time.Now().Add(time.Hour))
+
+	codes := make([]int, 3)
+	var wg sync.WaitGroup
+	for i, run := range []func() (int, string, string){
+		func() (int, string, string) { return a.run("inbox", "answer", req.SHA256, "allow-once") },
+		func() (int, string, string) { return a.run("inbox", "answer", req.SHA256, "deny-once") },
+		func() (int, string, string) { return b.run("inbox", "answer", req.SHA256, "deny-once") },
+	} {
+		wg.Go(func() { codes[i], _, _ = run() })
+	}
+	wg.Wait()
+	if codes[0]+codes[1] != exitNoMatch || codes[0]*codes[1] != 0 || codes[2] != exitOK {
+		t.Fatalf("exits %v: want one of approver a's answers written (0) and the other refused (69), approver b's written", codes)
+	}
+	first := h.Answer(req, a.key)
+	if want := map[bool]string{true: decision.Allow, false: decision.Deny}[codes[0] == exitOK]; first.Decision != want {
+		t.Errorf("approver a's answer is %s, not the one that was written first", first.Decision)
+	}
+	if h.Answer(req, b.key).Decision != decision.Deny {
+		t.Error("approver b's answer")
+	}
+	code, _, stderr := a.run("inbox", "answer", req.SHA256, "deny-once")
+	if code != exitNoMatch || !strings.Contains(stderr, "answered this request already") {
+		t.Errorf("a third answer: exit %d, %s", code, stderr)
+	}
+}
+
+func TestInboxKey(t *testing.T) {
+	a := keyedApprover(t, "nats://127.0.0.1:1")
+	code, _, stderr := a.run("inbox", "key")
+	if code != exitUsage || !strings.Contains(stderr, "a key exists already") {
+		t.Errorf("a second inbox key: exit %d, %s", code, stderr)
+	}
+	code, out, _ := a.run("inbox", "key", "--show")
+	if code != exitOK || strings.TrimSpace(out) != a.key {
+		t.Errorf("inbox key --show: exit %d, %q, want %s", code, out, a.key)
+	}
+	fi, err := os.Stat(filepath.Join(a.dir, team.KeyFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the key file: %v, %v", fi, err)
+	}
+}
+
+func TestInboxCannotStart(t *testing.T) {
+	noTeam := &teamApprover{t: t, dir: t.TempDir(), config: writeFile(t, "config.toml", "timeout = \"1m\"\n")}
+	code, _, stderr := noTeam.run("inbox", "list")
+	if code != exitUsage || !strings.Contains(stderr, "no [team] in config.toml") {
+		t.Errorf("without [team]: exit %d, %s", code, stderr)
+	}
+
+	noKey := &teamApprover{t: t, dir: t.TempDir(), config: writeFile(t, "config.toml", "[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"approver\"\n")}
+	code, _, stderr = noKey.run("inbox", "answer", strings.Repeat("0", 64), "deny-once")
+	if code != exitUsage || !strings.Contains(stderr, "askperm inbox key creates one") {
+		t.Errorf("without a key: exit %d, %s", code, stderr)
+	}
+
+	down := keyedApprover(t, "nats://127.0.0.1:1") // nobody listens on port 1
+	code, out, stderr := down.run("inbox", "list", "--json")
+	if code != exitInternal || out != "" || !strings.Contains(stderr, "the team's server") {
+		t.Errorf("the server down: exit %d, %q, %s", code, out, stderr)
+	}
+}

@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/team"
+)
+
+// TestTeamAnswered: with --frontend team alone, as on a CI runner, the
+// request goes to the team's NATS server as sent, and an approver's
+// signed allow-always, with the rule stage's answers, decides it: the
+// decision says frontend team, the audit log names the approver, and the
+// host remembers no rule of its own (the team keeps it).
+func TestTeamAnswered(t *testing.T) {
+	url := natsServer(t)
+	approver, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := approver.PublicKey()
+	cfg := team.Config{URL: url, Host: "ci-1", Approvers: []string{key}, Prefix: team.DefaultPrefix, Replicas: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nc, err := team.Connect(ctx, cfg, team.ApproverInbox(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	if err := team.EnsureStreams(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	requests, err := js.OrderedConsumer(ctx, cfg.Names().RequestStream(), jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	conf := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(conf, []byte("[team]\nurl = \""+url+"\"\nhost = \"ci-1\"\napprovers = [\""+key+"\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := memoryEnv()
+	raw := readFile(t, "requests/write-file.json")
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "--config", conf, "--frontend", "team", "--timeout", "50s")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = bytes.NewReader(raw), &stdout, &stderr, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	msg, err := requests.Next(jetstream.FetchMaxWait(30 * time.Second))
+	if err != nil {
+		t.Fatalf("no request published: %v; stderr %q", err, stderr.String())
+	}
+	p, err := team.ParsePending(cfg.Names(), msg.Subject(), msg.Headers(), msg.Data())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(p.Raw, raw) {
+		t.Errorf("published %q, sent %q", p.Raw, raw)
+	}
+	f := form.New(p.Request, form.Options{})
+	a := f.Defaults()
+	a.Choice, a.Scopes["path"] = form.AllowAlways, "/home/a/p/"
+	a.Grants = []string{"fs.write"}
+	d, err := f.Decide(a, decision.FrontendTeam, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := team.Sign(approver, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := team.Bind(ctx, js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := team.WriteAnswer(ctx, b.Answers, p.Host, p.Digest, signed); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("askperm: %v; stderr %q", err, stderr.String())
+	}
+	got := checkDecision(t, stdout.String())
+	if got["decision"] != "allow" || got["persist"] != "always" || got["frontend"] != "team" || got["cause"] != "user" ||
+		got["request_sha256"] != p.Digest {
+		t.Errorf("decision %v", got)
+	}
+	if _, err := b.Done.Get(ctx, team.DoneKey(p.Host, p.Digest)); err != nil {
+		t.Errorf("the request's end is not recorded: %v", err)
+	}
+	var state string
+	for _, kv := range env {
+		if s, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			state = filepath.Join(s, "askperm")
+		}
+	}
+	if audit, err := os.ReadFile(filepath.Join(state, "audit.log")); err != nil || !bytes.Contains(audit, []byte(`"approver":"`+key+`"`)) {
+		t.Errorf("the audit log does not name the approver: %s, %v", audit, err)
+	}
+	if rules := runIn(t, env, "rules", "list", "--json"); strings.TrimSpace(rules) != "[]" {
+		t.Errorf("the host remembered the team's rule: %s", rules)
+	}
+}
+
+// natsServer starts a NATS server with JetStream for the test and returns
+// its URL.
+func natsServer(t *testing.T) string {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the NATS server did not start")
+	}
+	return "nats://" + s.Addr().(*net.TCPAddr).String()
+}

@@ -1,0 +1,106 @@
+// Package inboxtest is a host of a team, for tests of the inbox: it
+// publishes requests to the team's server as the team frontend does,
+// marks them done, and reads the answers approvers wrote, verified as the
+// host verifies them. The server and its users come from natstest, so
+// that the documented permissions are the ones tested. Test-only:
+// imported from _test.go files, never from code the askperm binary
+// links.
+package inboxtest
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/natstest"
+)
+
+// Host is a host of the team, trusting some approvers. The team's
+// streams must exist (an approver's askperm inbox makes them).
+type Host struct {
+	t      testing.TB
+	Config team.Config
+	js     jetstream.JetStream
+}
+
+// NewHost connects host u (a natstest host user) to the server at url.
+func NewHost(t testing.TB, url string, u natstest.User, approvers ...string) *Host {
+	t.Helper()
+	c := team.Config{URL: url, Creds: u.SeedFile, Host: u.Name, Approvers: approvers, Prefix: team.DefaultPrefix, Replicas: 1}
+	nc, err := team.Connect(context.Background(), c, team.HostInbox(c.Host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Host{t: t, Config: c, js: js}
+}
+
+// Publish publishes the request raw with its id set to id (to tell
+// requests apart), ending at deadline, as the team frontend does, and
+// returns it as sent.
+func (h *Host) Publish(raw []byte, id string, deadline time.Time) *decision.Request {
+	h.t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		h.t.Fatal(err)
+	}
+	m["id"] = id
+	raw, _ = json.Marshal(m)
+	req, err := decision.Parse(raw)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := team.Publish(context.Background(), h.js, h.Config.Names(), h.Config.Host, req.SHA256, raw, deadline); err != nil {
+		h.t.Fatal(err)
+	}
+	return req
+}
+
+// KV is the team's bucket named bucket.
+func (h *Host) KV(bucket string) jetstream.KeyValue {
+	h.t.Helper()
+	kv, err := h.js.KeyValue(context.Background(), bucket)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return kv
+}
+
+// Done marks req ended, as the host does when an answer decided it or
+// it timed out.
+func (h *Host) Done(req *decision.Request, d team.Done) {
+	h.t.Helper()
+	if err := team.WriteDone(context.Background(), h.KV(h.Config.Names().DoneBucket()), h.Config.Host, req.SHA256, d); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// Answer is approver's answer to req, waited for up to 10 seconds and
+// verified as the host verifies it; the test fails without one.
+func (h *Host) Answer(req *decision.Request, approver string) decision.Decision {
+	h.t.Helper()
+	kv := h.KV(h.Config.Names().AnswersBucket())
+	key := team.AnswerKey(h.Config.Host, req.SHA256, approver)
+	e, err := kv.Get(context.Background(), key)
+	for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		e, err = kv.Get(context.Background(), key)
+	}
+	if err != nil {
+		h.t.Fatalf("no answer %s: %v", key, err)
+	}
+	v, err := team.Verify(h.Config, key, e.Value(), req)
+	if err != nil {
+		h.t.Fatalf("the answer does not verify: %v", err)
+	}
+	return v.Decision
+}

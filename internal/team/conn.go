@@ -1,0 +1,108 @@
+package team
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/internal/userfile"
+)
+
+// ReachTimeout bounds reaching the server: past it, team mode is
+// unavailable and the next frontend is asked.
+const ReachTimeout = 2 * time.Second
+
+// reconnectWait is the pause between two attempts to reconnect: short,
+// since a person's answer may be waiting.
+const reconnectWait = 250 * time.Millisecond
+
+// Connect connects to c.URL (tls:// for TLS) with c.Creds, within
+// ReachTimeout or ctx, whichever ends first. inbox is the reply subject
+// prefix (HostInbox or ApproverInbox), so that the server's permissions
+// can keep each client to its own replies. Once connected, the
+// connection is re-established for ever after every loss; its owner
+// closes it.
+func Connect(ctx context.Context, c Config, inbox string, opts ...nats.Option) (*nats.Conn, error) {
+	reach := ReachTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		reach = min(reach, time.Until(deadline))
+	}
+	if reach <= 0 {
+		return nil, fmt.Errorf("%s: no time left to connect", c.URL)
+	}
+	auth, err := credentials(c.Creds)
+	if err != nil {
+		return nil, err
+	}
+	all := []nats.Option{
+		nats.Name("askperm " + c.Host),
+		nats.Timeout(reach),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(reconnectWait),
+		nats.ReconnectJitter(50*time.Millisecond, 250*time.Millisecond),
+		nats.CustomInboxPrefix(inbox),
+		// Errors are reported by the calls that meet them; the default
+		// handler would print to stderr on its own.
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
+	}
+	if auth != nil {
+		all = append(all, auth)
+	}
+	type result struct {
+		nc  *nats.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		nc, err := nats.Connect(c.URL, append(all, opts...)...)
+		done <- result{nc, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, fmt.Errorf("%s: %w", c.URL, r.err)
+		}
+		return r.nc, nil
+	case <-ctx.Done():
+		go func() { // a connection made too late is closed, not leaked
+			if r := <-done; r.nc != nil {
+				r.nc.Close()
+			}
+		}()
+		return nil, fmt.Errorf("%s: %w", c.URL, context.Cause(ctx))
+	}
+}
+
+// jwtMarker starts the JWT of a NATS .creds file.
+var jwtMarker = []byte("-----BEGIN NATS USER JWT-----")
+
+// credentials is the option that authenticates with the file at path: a
+// NATS .creds file (a user JWT and its seed) or an nkey seed file (one
+// line, SU...), told apart by content. The file is a secret
+// (userfile.ReadSecret); "" is no option.
+func credentials(path string) (nats.Option, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := userfile.ReadSecret(path)
+	if err != nil {
+		return nil, fmt.Errorf("creds: %w", err)
+	}
+	kp, err := nkeys.ParseDecoratedUserNKey(b)
+	if err != nil {
+		return nil, fmt.Errorf("creds: %s: neither a NATS .creds file nor an nkey user seed: %w", path, err)
+	}
+	sign := func(nonce []byte) ([]byte, error) { return kp.Sign(nonce) }
+	if !bytes.Contains(b, jwtMarker) {
+		return nats.Nkey(PublicKey(kp), sign), nil
+	}
+	jwt, err := nkeys.ParseDecoratedJWT(b)
+	if err != nil {
+		return nil, fmt.Errorf("creds: %s: %w", path, err)
+	}
+	return nats.UserJWT(func() (string, error) { return jwt, nil }, sign), nil
+}

@@ -1,0 +1,255 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/state"
+)
+
+// A host decides by the team rules of a cache file in its state
+// directory, so that a decision never waits on the network while the
+// cache is fresh, and the rules keep deciding offline. The cache holds
+// the rules as the bucket gave them, signatures and all: each is checked
+// when it is used (Verify), so a cache written by anyone decides nothing
+// that a trusted approver did not sign, and removing an approver from
+// [team] approvers revokes its rules at once, cached or not.
+const (
+	// RulesCacheName is the cache's file name in the state directory.
+	RulesCacheName = "team-rules.json"
+	// RulesFresh is how long a cache decides without asking the server
+	// again: a rule written or forgotten reaches a host at most this late.
+	RulesFresh = 10 * time.Second
+	// RulesFetchBound bounds a refresh at the start of a request: a
+	// server that does not answer by then leaves the cache as it is.
+	RulesFetchBound = 500 * time.Millisecond
+	// maxRulesCache caps the cache file.
+	maxRulesCache = 64 << 20
+)
+
+// RuleEntry is a team rule as the bucket holds it: its key and value.
+type RuleEntry struct {
+	Key   string         `json:"key"`
+	Value jsontext.Value `json:"value"`
+}
+
+// RulesCache is the cache file: the rules of the team at URL with Prefix
+// as fetched at Fetched (Unix milliseconds).
+type RulesCache struct {
+	URL     string `json:"url"`
+	Prefix  string `json:"prefix"`
+	Fetched int64  `json:"fetched"`
+	// Stale says an approver has remembered a rule since (MarkStale): the
+	// next request fetches again, however fresh the cache.
+	Stale bool `json:"stale,omitempty"`
+	// Tried is when a fetch last failed (Unix milliseconds): no request
+	// tries again for RulesFresh, so that a server that does not answer
+	// costs one request RulesFetchBound, not every one.
+	Tried int64       `json:"tried,omitempty"`
+	Rules []RuleEntry `json:"rules"`
+}
+
+// FetchedAt is when the cache was fetched.
+func (rc RulesCache) FetchedAt() time.Time { return time.UnixMilli(rc.Fetched) }
+
+// FetchRules reads every rule of the rules bucket of js (deleted ones
+// left out), in the bucket's order.
+func FetchRules(ctx context.Context, js jetstream.JetStream, n Names) ([]RuleEntry, error) {
+	kv, err := js.KeyValue(ctx, n.RulesBucket())
+	if err != nil {
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			return nil, fmt.Errorf("%s: %w", n.RulesBucket(), ErrNotSetUp)
+		}
+		return nil, fmt.Errorf("%s: %w", n.RulesBucket(), err)
+	}
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", n.RulesBucket(), err)
+	}
+	defer w.Stop()
+	rules := []RuleEntry{}
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("%s: the watch ended", n.RulesBucket())
+			case e == nil: // every rule present was given
+				return rules, nil
+			}
+			rules = append(rules, RuleEntry{Key: e.Key(), Value: e.Value()})
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", n.RulesBucket(), context.Cause(ctx))
+		}
+	}
+}
+
+// RefreshRules fetches the team's rules from the server of c, within
+// ctx, writes them to the cache in dir and returns the cache.
+func RefreshRules(ctx context.Context, c Config, dir string, now time.Time) (RulesCache, error) {
+	nc, err := Connect(ctx, c, HostInbox(c.Host))
+	if err != nil {
+		return RulesCache{}, err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return RulesCache{}, err
+	}
+	rules, err := FetchRules(ctx, js, c.Names())
+	if err != nil {
+		return RulesCache{}, err
+	}
+	return SaveRules(c, dir, rules, now)
+}
+
+// SaveRules writes rules, fetched from the server of c at now, to the
+// cache in dir and returns the cache.
+func SaveRules(c Config, dir string, rules []RuleEntry, now time.Time) (RulesCache, error) {
+	rc := RulesCache{URL: c.URL, Prefix: c.Prefix, Fetched: now.UnixMilli(), Rules: rules}
+	b, err := json.Marshal(rc)
+	if err != nil {
+		return RulesCache{}, err
+	}
+	return rc, state.ReplaceOwned(dir, RulesCacheName, b)
+}
+
+// LoadRules reads the cache in dir. A cache of another team (URL or
+// prefix), or none, is an empty cache fetched never.
+func LoadRules(c Config, dir string) (RulesCache, error) {
+	b, err := state.ReadOwned(dir, RulesCacheName, maxRulesCache)
+	if errors.Is(err, fs.ErrNotExist) {
+		return RulesCache{}, nil
+	}
+	if err != nil {
+		return RulesCache{}, err
+	}
+	var rc RulesCache
+	if err := json.Unmarshal(b, &rc); err != nil {
+		return RulesCache{}, fmt.Errorf("%s: %w", RulesCacheName, err)
+	}
+	if rc.URL != c.URL || rc.Prefix != c.Prefix {
+		return RulesCache{}, nil
+	}
+	return rc, nil
+}
+
+// due says whether a request at now fetches the rules again: the cache
+// is older than RulesFresh (or from the future, or marked stale), and no
+// fetch failed in the last RulesFresh.
+func (rc RulesCache) due(now time.Time) bool {
+	recent := func(ms int64) bool {
+		at := time.UnixMilli(ms)
+		return !now.Before(at) && now.Sub(at) < RulesFresh
+	}
+	return !recent(rc.Tried) && (rc.Stale || !recent(rc.Fetched))
+}
+
+// MarkStale marks the cache in dir stale, so that the next request
+// fetches the rules again: a team answer to remember always was just
+// taken, and its rule is to decide the next request alike. No cache, no
+// mark.
+func MarkStale(c Config, dir string) error {
+	rc, err := LoadRules(c, dir)
+	if err != nil || rc.Fetched == 0 || rc.Stale {
+		return err
+	}
+	rc.Stale = true
+	b, err := json.Marshal(rc)
+	if err != nil {
+		return err
+	}
+	return state.ReplaceOwned(dir, RulesCacheName, b)
+}
+
+// Memory is a host's team memory: the team rules of c, cached in the
+// state directory Dir.
+type Memory struct {
+	Config Config
+	Dir    string
+	// Warn reports a diagnostic (one line, no prefix).
+	Warn func(string)
+}
+
+// Match is a verified team rule that decides a request: local memory's
+// Match (state.Matching), with the rule's id and approver.
+type Match struct {
+	state.Match
+	ID, Approver string
+}
+
+// Name is how the audit log and diagnostics name the rule.
+func (m Match) Name() string { return "team rule " + m.ID + " by " + m.Approver }
+
+// Matching returns the team rules that decide req at now, each verified
+// (Unverified.Verify), by the same matching as local memory's. The cache
+// is refreshed first when it is older than RulesFresh, within
+// RulesFetchBound; a server that cannot be reached leaves the cache
+// deciding, and says so on Warn. A cache that cannot be read decides
+// nothing, and says so.
+func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
+	rc, err := LoadRules(m.Config, m.Dir)
+	if err != nil {
+		m.Warn(fmt.Sprintf("team rules: %v; no team rule decides", err))
+		return nil
+	}
+	if rc.due(now) {
+		ctx, cancel := context.WithTimeout(context.Background(), RulesFetchBound)
+		fresh, err := RefreshRules(ctx, m.Config, m.Dir, now)
+		cancel()
+		switch {
+		case err == nil:
+			rc = fresh
+		case rc.Fetched == 0:
+			m.Warn(fmt.Sprintf("team rules: %v; none cached", err))
+		default:
+			m.Warn(fmt.Sprintf("team rules: %v; deciding by those cached at %s", err, rc.FetchedAt().UTC().Format(time.RFC3339)))
+		}
+		if err != nil {
+			rc.URL, rc.Prefix, rc.Tried = m.Config.URL, m.Config.Prefix, now.UnixMilli()
+			if b, err := json.Marshal(rc); err == nil {
+				state.ReplaceOwned(m.Dir, RulesCacheName, b) // best effort: at worst the next request tries again
+			}
+		}
+	}
+	return m.match(rc.Rules, req, now)
+}
+
+// match is Matching of the rules of entries: those of trusted approvers
+// are matched as local memory matches, and each that would decide is
+// verified, a rule that fails being ignored and said.
+func (m Memory) match(entries []RuleEntry, req *decision.Request, now time.Time) []Match {
+	var us []Unverified
+	var rules []state.Rule
+	for _, e := range entries {
+		if k, _, _ := strings.Cut(e.Key, "."); !m.Config.Trusts(k) {
+			continue // not a rule of this host's approvers: it decides nothing here, read or not
+		}
+		u, err := ReadRule(e.Key, e.Value)
+		if err != nil {
+			continue // it cannot match: said only by rules list --team
+		}
+		u.Rule.ID = uint64(len(us)) // its place, to find it again among the matches
+		us = append(us, u)
+		rules = append(rules, u.Rule)
+	}
+	var out []Match
+	for _, sm := range state.Matching(rules, req, now) {
+		u := us[sm.ID]
+		if err := u.Verify(m.Config); err != nil {
+			m.Warn(fmt.Sprintf("team rules: %v; ignored", err))
+			continue
+		}
+		out = append(out, Match{Match: sm, ID: u.ID, Approver: u.Approver})
+	}
+	return out
+}
