@@ -45,7 +45,7 @@ func registerDeciding(c *cobra.Command, o *settings.Flags, verbose *bool) {
 	f.StringVar(&o.Frontend, "frontend", "", "comma-separated frontend order: tui, line, yad, zenity, team, none (env ASKPERM_FRONTEND)")
 	f.StringVar(&o.TTY, "tty", "", "ask on this terminal instead of the controlling one; auto: on the pane kept for approvals (askperm pane) when one runs (env ASKPERM_TTY)")
 	f.StringVar(&o.Config, "config", "", "config file (env ASKPERM_CONFIG; default $XDG_CONFIG_HOME/askperm/config.toml)")
-	f.BoolVar(verbose, "verbose", false, "name on stderr the rules or memory entries that decided")
+	f.BoolVar(verbose, "verbose", false, "name on stderr the rules, memory entries or reviewer that decided, and each reviewer that abstained")
 	f.StringArrayVar(&o.Rules, "rules", nil, "a rules file (TOML) deciding before anyone is asked; repeatable, beside the user's rules.toml")
 	f.StringVar(&o.StateDir, "state-dir", "", "where remembered rules and session approvals live (env ASKPERM_STATE_DIR; default $XDG_STATE_HOME/askperm)")
 	f.BoolVar(&o.NoRemember, "no-remember", false, noRememberUsage)
@@ -121,6 +121,7 @@ func pipelineConfig(s cli.Streams, set settings.Settings, verbose bool) pipeline
 		MaxRequest: set.MaxRequest,
 		Answers:    set.Answers,
 		Strict:     set.Strict,
+		Reviewers:  set.Reviewers,
 		Frontends:  set.Frontends,
 		Prompt:     set.Prompt,
 		Team:       set.Team,

@@ -32,6 +32,9 @@ type checkJSON struct {
 	// Commands are the simple commands of the request's command lines
 	// (protocol section 10), in the order of their dimensions.
 	Commands []commandJSON `json:"commands,omitempty"`
+	// Reviewers name the reviewers that would be asked, in order, when
+	// the result is prompt (protocol section 12); they are not run.
+	Reviewers []string `json:"reviewers,omitempty"`
 }
 
 // commandJSON is one simple command and the opinions speaking of it.
@@ -98,7 +101,7 @@ func checker(s cli.Streams, flags settings.Flags, command string) (*pipeline.Pip
 	if isatty.IsTerminal(s.In.Fd()) {
 		return nil, set, cli.Usage("stdin is a terminal: pipe one JSON request into askperm %s", command)
 	}
-	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Team: set.Team, Warn: func(m string) { cli.Warn(s.ErrOut, m) }}
+	cfg := pipeline.Config{Timeout: set.Timeout, MaxRequest: set.MaxRequest, Team: set.Team, Reviewers: set.Reviewers, Warn: func(m string) { cli.Warn(s.ErrOut, m) }}
 	if !set.Policy.Empty() {
 		cfg.Policy = []pipeline.Source{set.Policy.Opinions}
 	}
@@ -119,7 +122,7 @@ func checkError(err error) error {
 
 // checkResult is what check says of res.
 func checkResult(res pipeline.Check) checkJSON {
-	out := checkJSON{Result: res.Verdict.String(), Message: res.Message}
+	out := checkJSON{Result: res.Verdict.String(), Message: res.Message, Reviewers: res.Reviewers}
 	out.Opinions = opinionsJSON(res.Opinions)
 	for _, d := range res.Request.Dimensions {
 		for _, c := range res.Commands[d.Name] {
@@ -155,7 +158,10 @@ func writeCheck(w io.Writer, out checkJSON) {
 		}
 	}
 	result := out.Result
-	if len(out.Opinions) == 0 {
+	switch {
+	case len(out.Reviewers) > 0:
+		result += " (the reviewers " + form.Line(strings.Join(out.Reviewers, ", ")) + " are asked first)"
+	case len(out.Opinions) == 0:
 		result += " (nothing decides it: a person or a canned answer is asked)"
 	}
 	if out.Message != "" {

@@ -143,6 +143,31 @@ const digestExample = `  askperm digest < request.json
   want=$(askperm digest < request.json)
   askperm < request.json | jq -e --arg w "$want" '.request_sha256 == $w'`
 
+const reviewLong = `A reviewer program (protocol section 12), to be named in config.toml's
+[[reviewer]] tables: it reads one request on stdin and asks a model behind
+any OpenAI-compatible chat endpoint (Ollama, a llama.cpp server, vLLM) for
+a verdict, held to a JSON schema ({"verdict": "allow|deny|abstain",
+"reason": "..."}). The request is passed as untrusted data, JSON-escaped
+between markers, below a rubric that allows only what is low-risk: tools
+that only read, inside the workdir (docs/review.md).
+
+An allow or a deny is written as the decision for the request, once, cause
+and frontend reviewer; a deny's message is the model's reason, cut and
+cleaned. Whatever the model says, only a read inside the workdir is ever
+allowed: never a request annotated destructive, a command line, a URL, a
+path outside the workdir, or a grant that is not a read. Anything
+uncertain, malformed, slow or failing is an abstention: nothing on stdout,
+exit 3, the reason on stderr; askperm then asks the next reviewer, or a
+person.`
+
+const reviewExample = `  # config.toml
+  [[reviewer]]
+  name = "local-model"
+  command = ["/usr/local/bin/askperm", "review", "--endpoint", "http://127.0.0.1:11434/v1", "--model", "qwen2.5:7b"]
+  timeout = "10s"
+  # try it
+  askperm review --endpoint http://127.0.0.1:11434/v1 --model qwen2.5:7b < request.json; echo "exit $?"`
+
 const versionExample = `  askperm --version
   askperm version`
 
@@ -160,6 +185,7 @@ var examples = map[string]string{
 	"askperm ask":                   askExample,
 	"askperm check":                 checkExample,
 	"askperm digest":                digestExample,
+	"askperm review":                reviewExample,
 	"askperm schema":                schemaExample,
 	"askperm rules":                 rulesExample,
 	"askperm rules list":            rulesListExample,

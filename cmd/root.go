@@ -76,7 +76,7 @@ func addCommands(s cli.Streams, root *cobra.Command) {
 	root.Version = buildVersion()
 	root.AddCommand((&askOptions{}).command(s, "ask", "Decide one request (the default command)"), newSchema(s), newRules(s), newSession(s),
 		newLog(s), newSuggest(s), newCheck(s), newExplain(s), newDigest(s), newGate(s), newHook(s), newMCP(s), newPane(s), newVersion(s),
-		newInstall(s), newDoctor(s), newInbox(s))
+		newInstall(s), newDoctor(s), newInbox(s), newReview(s))
 	root.InitDefaultCompletionCmd()
 	setExamples(root)
 }

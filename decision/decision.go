@@ -23,6 +23,7 @@ const (
 	CauseUnavailable Cause = "unavailable"
 	CauseRateLimit   Cause = "rate-limit"
 	CauseError       Cause = "error"
+	CauseReviewer    Cause = "reviewer" // a reviewer program (protocol.md section 12)
 )
 
 // Frontend says who answered a request.
@@ -30,15 +31,16 @@ type Frontend string
 
 // The frontends of protocol.md section 4.
 const (
-	FrontendTUI     Frontend = "tui"
-	FrontendLine    Frontend = "line"
-	FrontendYad     Frontend = "yad"
-	FrontendZenity  Frontend = "zenity"
-	FrontendAnswers Frontend = "answers" // a canned answer
-	FrontendRules   Frontend = "rules"   // a rules file
-	FrontendMemory  Frontend = "memory"  // a remembered always-rule or session approval
-	FrontendTeam    Frontend = "team"    // an approver's signed answer, over NATS (section 11)
-	FrontendNone    Frontend = "none"    // nobody answered: timeout, unavailable, rate limit, error
+	FrontendTUI      Frontend = "tui"
+	FrontendLine     Frontend = "line"
+	FrontendYad      Frontend = "yad"
+	FrontendZenity   Frontend = "zenity"
+	FrontendAnswers  Frontend = "answers"  // a canned answer
+	FrontendRules    Frontend = "rules"    // a rules file
+	FrontendMemory   Frontend = "memory"   // a remembered always-rule or session approval
+	FrontendReviewer Frontend = "reviewer" // a reviewer program, deciding once (section 12)
+	FrontendTeam     Frontend = "team"     // an approver's signed answer, over NATS (section 11)
+	FrontendNone     Frontend = "none"     // nobody answered: timeout, unavailable, rate limit, error
 )
 
 // Decision is the one object askperm writes on stdout.

@@ -73,10 +73,10 @@ var (
 	verdicts     = []string{Allow, Deny}
 	persistences = []string{PersistOnce, PersistAlways, PersistSession}
 	causes       = []Cause{
-		CauseUser, CauseRule, CauseSession, CauseTimeout, CauseCancelled, CauseUnavailable, CauseRateLimit, CauseError,
+		CauseUser, CauseRule, CauseSession, CauseTimeout, CauseCancelled, CauseUnavailable, CauseRateLimit, CauseError, CauseReviewer,
 	}
 	frontends = []Frontend{
-		FrontendTUI, FrontendLine, FrontendYad, FrontendZenity, FrontendAnswers, FrontendRules, FrontendMemory, FrontendTeam, FrontendNone,
+		FrontendTUI, FrontendLine, FrontendYad, FrontendZenity, FrontendAnswers, FrontendRules, FrontendMemory, FrontendReviewer, FrontendTeam, FrontendNone,
 	}
 	workdirScopes = []string{WorkdirSelected, WorkdirAll}
 )
@@ -248,7 +248,7 @@ func checkDeny(d *Decision) error {
 func checkPersist(d *Decision, sent *Request) error {
 	want := ""
 	switch {
-	case slices.Contains(failClosed, d.Cause), d.Cause == CauseRule: // rules and remembered rules decide once
+	case slices.Contains(failClosed, d.Cause), d.Cause == CauseRule, d.Cause == CauseReviewer: // rules, remembered rules and reviewers decide once
 		want = PersistOnce
 	case d.Cause == CauseSession:
 		want = PersistSession

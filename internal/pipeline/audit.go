@@ -63,6 +63,9 @@ func auditEntry(c *call, d *decision.Decision, ops []policy.Opinion, now time.Ti
 			e.DecidedBy = append(e.DecidedBy, audited(w.Name))
 		}
 	}
+	if by := reviewedBy(d, ops); by != nil {
+		e.DecidedBy = by
+	}
 	return e
 }
 

@@ -28,6 +28,9 @@ type Check struct {
 	// Commands are, by dimension name, the simple commands of each
 	// command line of the request and the opinions speaking of each.
 	Commands map[string][]Command
+	// Reviewers name the reviewers that would be asked, in order, when
+	// nothing above decides (they are not run).
+	Reviewers []string
 }
 
 // Check reads one request from r and says what would decide it, and why,
@@ -47,6 +50,7 @@ func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 	}
 	realpath.Resolve(req) // once: every rule and scope judges both forms
 	ops := opinions(p.c.Policy, req)
+	memoryOK := true
 	if p.c.Memory != nil {
 		err := p.withStore(ctx, func(s *state.Store) error {
 			return s.View(func(tx *state.Tx) error {
@@ -57,11 +61,11 @@ func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 		})
 		if err != nil {
 			p.c.Warn(fmt.Sprintf("state store: %v; memory left out: automatic allows become a question", err))
-			ops = withoutMemory(ops)
+			ops, memoryOK = withoutMemory(ops), false
 		}
 	}
 	v, winners := policy.Combine(ops)
-	c := Check{Request: req, Verdict: v, Opinions: ops, Commands: commandsOf(req, ops)}
+	c := Check{Request: req, Verdict: v, Opinions: ops, Commands: commandsOf(req, ops), Reviewers: p.reviewersOf(req, v, memoryOK)}
 	if v == policy.Deny {
 		c.Message = winners[0].Message
 	}

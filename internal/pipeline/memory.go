@@ -28,7 +28,7 @@ type Memory struct {
 // answer decides c's request and returns the decision with the opinions
 // that made it. The steps of one request, memory's among them, in order:
 //
-//  1. The policy's opinions (opinions).
+//  1. The policy's opinions (opinions), then the reviewers (review).
 //  2. Under a prompt rate limit, memory first (consult, not prompted): a
 //     remembered rule or session approval decides without spending a
 //     prompt. Otherwise a prompt is taken (takePrompt) outside any
@@ -58,6 +58,9 @@ func (p *Pipeline) answer(ctx context.Context, c *call) (*decision.Decision, []p
 		return ended(ctx, req, decision.FrontendNone), nil, nil
 	}
 	ops := opinions(p.c.Policy, req)
+	if d, all := p.review(ctx, c, ops); d != nil {
+		return d, all, nil
+	}
 	if m := p.c.Memory; m != nil && (m.Prompts.Session > 0 || m.Prompts.User > 0) {
 		d, all, err := p.consult(ctx, c, ops, false)
 		if d == nil && err == nil {

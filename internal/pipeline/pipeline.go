@@ -1,9 +1,10 @@
 // Package pipeline owns the life of one request, from its bytes to its
 // outcome: read it under the deadline, parse it strictly, build its one
 // deadline, ask the sources of an automatic answer (policy, combined by
-// strictest wins, then canned answers), then the frontend chain, build the
-// form's decision, record it, and return the outcome. Every failure,
-// timeout, signal and panic after a valid request exists becomes a deny.
+// strictest wins, then reviewers, then canned answers), then the frontend
+// chain, build the form's decision, record it, and return the outcome.
+// Every failure, timeout, signal and panic after a valid request exists
+// becomes a deny.
 //
 // The commands askperm, gate and the hook adapters all decide through one
 // Pipeline; it knows nothing of flags, keeps no state between requests, and
@@ -26,6 +27,7 @@ import (
 	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/realpath"
+	"github.com/askperm/askperm/internal/reviewer"
 	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/prompt"
 )
@@ -74,6 +76,9 @@ type Config struct {
 	// Strict makes a request no canned answer matches an error (ErrNoMatch)
 	// instead of a question.
 	Strict bool
+	// Reviewers are asked before canned answers and frontends
+	// (reviewers.go); nil: none.
+	Reviewers *reviewer.Chain
 	// Frontends is the frontend chain, by name, asked when nothing else
 	// answers; Prompt configures it.
 	Frontends []decision.Frontend

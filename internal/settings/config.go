@@ -50,6 +50,8 @@ type Config struct {
 		PromptsPerMinute     *int `toml:"prompts_per_minute"`
 		PromptsPerMinuteUser *int `toml:"prompts_per_minute_user"`
 	} `toml:"limits"`
+	// Reviewers are the [[reviewer]] tables, in file order (reviewers.go).
+	Reviewers []Reviewer `toml:"reviewer"`
 	// Team is team mode's server, this host's name and trusted approvers,
 	// and the approver's key (team.Config); nil without a [team] table.
 	Team *Team `toml:"team"`
@@ -141,6 +143,9 @@ func Load(path string, optional bool) (Config, error) {
 func Parse(b []byte) (Config, error) {
 	var c Config
 	if err := userfile.DecodeTOML(b, &c); err != nil {
+		return Config{}, err
+	}
+	if err := checkReviewers(c.Reviewers); err != nil {
 		return Config{}, err
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Dialogs)) {

@@ -19,6 +19,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/answers"
 	"github.com/askperm/askperm/internal/policy"
+	"github.com/askperm/askperm/internal/reviewer"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/prompt"
@@ -79,6 +80,8 @@ type Settings struct {
 	Answers *answers.File
 	// Strict makes a request no canned answer matches a script's mistake.
 	Strict bool
+	// Reviewers are config.toml's reviewers, in order; nil: none.
+	Reviewers *reviewer.Chain
 	// Team is team mode's configuration, checked; nil without [team].
 	Team *team.Config
 }
@@ -133,6 +136,9 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 		count(&s.Prompts.Session, key("limits.prompts_per_minute", ""), cfg.Limits.PromptsPerMinute),
 		count(&s.Prompts.User, key("limits.prompts_per_minute_user", ""), cfg.Limits.PromptsPerMinuteUser),
 	)
+	if err == nil {
+		s.Reviewers, err = reviewers(path, cfg.Reviewers)
+	}
 	if err == nil && cfg.Team != nil {
 		s.Team, err = resolveTeam(*cfg.Team, s.StateDir)
 		if err != nil {

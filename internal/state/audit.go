@@ -49,7 +49,7 @@ type AuditEntry struct {
 	Cause     decision.Cause    `json:"cause"`
 	Frontend  decision.Frontend `json:"frontend"`
 	Stop      bool              `json:"stop,omitempty"`
-	DecidedBy []string          `json:"decided_by,omitempty"` // the rules or memory entries that decided
+	DecidedBy []string          `json:"decided_by,omitempty"` // the rules or memory entries, or the reviewer, that decided
 	// NotRemembered says why a decision to be remembered (for the session
 	// or always) was not: the decision still says so.
 	NotRemembered string `json:"not_remembered,omitempty"`

@@ -1,0 +1,74 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/policy"
+)
+
+// review is the reviewers' step of c's request (protocol section 12),
+// after the policy's opinions ops and before the prompt rate limit,
+// canned answers and frontends. When reviewers are configured for the
+// request, policy and memory are consulted first (consult, not
+// prompted), and what they decide stands; otherwise the reviewers are
+// asked, in order, and the first allow or deny decides, once: it is
+// neither remembered nor counted as a prompt or for the breaker. It
+// returns nil when nothing decided, and the next steps run as without
+// reviewers: a person, then deny.
+//
+// When memory cannot be consulted, a remembered deny may be unseen, and
+// no automatic allow stands (withoutMemory): the reviewers are not asked.
+// A deadline or signal during a reviewer is the deny it ends in.
+func (p *Pipeline) review(ctx context.Context, c *call, ops []policy.Opinion) (*decision.Decision, []policy.Opinion) {
+	if len(p.c.Reviewers.For(c.req)) == 0 {
+		return nil, nil
+	}
+	d, all, _ := p.consult(ctx, c, ops, false)
+	switch {
+	case d != nil:
+		return d, all
+	case c.storeFailed:
+		p.c.Warn("the reviewers are not asked without memory: a person is")
+		return nil, nil
+	}
+	v := p.c.Reviewers.Review(ctx, c.req, p.c.Warn, p.c.Verbose)
+	switch {
+	case ctx.Err() != nil:
+		return ended(ctx, c.req, decision.FrontendNone), all
+	case v.Decision == nil:
+		return nil, nil
+	}
+	verdict := policy.Allow
+	if v.Decision.Decision == decision.Deny {
+		verdict = policy.Deny
+	}
+	// The audit log names the reviewer (auditEntry).
+	return v.Decision, append(all, policy.Opinion{Verdict: verdict, By: decision.FrontendReviewer, Cause: decision.CauseReviewer,
+		Source: "reviewer", Name: v.By, Message: v.Decision.Message})
+}
+
+// reviewersOf names, for check, the reviewers that would be asked about
+// a request policy and memory leave a question (v) when memory could be
+// consulted (memoryOK).
+func (p *Pipeline) reviewersOf(req *decision.Request, v policy.Verdict, memoryOK bool) []string {
+	if v != policy.Prompt || !memoryOK {
+		return nil
+	}
+	return p.c.Reviewers.For(req)
+}
+
+// reviewedBy names, for the audit log, the reviewer whose opinion in ops
+// made decision d.
+func reviewedBy(d *decision.Decision, ops []policy.Opinion) []string {
+	if d.Frontend != decision.FrontendReviewer {
+		return nil
+	}
+	var by []string
+	for _, o := range ops {
+		if o.By == decision.FrontendReviewer {
+			by = append(by, audited(o.Name))
+		}
+	}
+	return by
+}
