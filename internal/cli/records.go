@@ -54,13 +54,15 @@ func (o *LogFilter) Query(now time.Time) (state.AuditQuery, error) {
 
 var RulesHeading = []string{"ID", "DECISION", "SERVER", "TOOL", "ACTION", "SCOPES", "WORKDIR", "GRANTS", "EXPIRES", "ORIGIN"}
 
-// RuleRow is r's row of rules list; request text in it is rendered safe.
+// RuleRow is r's row of rules list; every text in it is rendered safe,
+// the words of a rule's own too (its decision, kinds, workdir scope):
+// a team rule comes from another machine.
 func RuleRow(r state.Rule) []string {
 	var scopes []string
 	for _, d := range r.Dimensions {
-		scopes = append(scopes, form.Line(d.Name)+"="+string(d.Kind)+":"+form.Line(d.Match))
+		scopes = append(scopes, form.Line(d.Name)+"="+form.Line(string(d.Kind))+":"+form.Line(d.Match))
 	}
-	workdir := r.WorkdirScope
+	workdir := form.Line(r.WorkdirScope)
 	if r.Workdir != "" {
 		workdir = form.Line(r.Workdir)
 	}
@@ -72,7 +74,7 @@ func RuleRow(r state.Rule) []string {
 	if r.Expires != 0 {
 		expires = time.Unix(r.Expires, 0).Format(time.DateTime)
 	}
-	return []string{strconv.FormatUint(r.ID, 10), string(r.Decision), Dash(form.Line(r.Server)), Dash(form.Line(r.Tool)),
+	return []string{strconv.FormatUint(r.ID, 10), form.Line(r.Decision), Dash(form.Line(r.Server)), Dash(form.Line(r.Tool)),
 		form.Line(r.Action), Dash(strings.Join(scopes, " ")), Dash(workdir), Dash(strings.Join(grants, ",")), expires, originText(r.Origin)}
 }
 

@@ -58,7 +58,7 @@ func (t *Team) Answer(ctx context.Context, kp nkeys.KeyPair, e *Entry, f *form.F
 		return nil
 	}
 	// The answer first: a rule is never saved for an answer refused.
-	if _, err := wire.WriteRule(ctx, t.Rules, kp, e.Request, d, now); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+	if _, err := wire.WriteRule(ctx, t.Rules, kp, e.Raw, d, now); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 		return fmt.Errorf("the answer is written, but not its team rule: %w", err)
 	}
 	return nil

@@ -213,7 +213,7 @@ func (m Memory) match(entries []RuleEntry, req *decision.Request, now time.Time)
 	var out []Match
 	for _, sm := range state.Matching(rules, req, now) {
 		u := us[sm.ID]
-		if err := u.Verify(m.Config); err != nil {
+		if err := u.Verify(m.Config, now); err != nil {
 			m.Warn(fmt.Sprintf("team rules: %v; ignored", err))
 			continue
 		}

@@ -34,6 +34,12 @@ var (
 
 // genRequest is a request drawn from the pools.
 func genRequest(t testing.TB, r *rand.Rand) *decision.Request {
+	_, req := genRaw(t, r)
+	return req
+}
+
+// genRaw is a request drawn from the pools, as sent and parsed.
+func genRaw(t testing.TB, r *rand.Rand) (string, *decision.Request) {
 	scopes := genScopes[r.IntN(len(genScopes))]
 	dim := map[string]any{"name": []string{"path", "command"}[r.IntN(2)], "value": genValues[r.IntN(len(genValues))], "scopes": scopes}
 	if dim["name"] == "command" && r.IntN(2) == 0 {
@@ -51,7 +57,7 @@ func genRequest(t testing.TB, r *rand.Rand) *decision.Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parse(t, string(b))
+	return string(b), parse(t, string(b))
 }
 
 // withValue is req with its first dimension's value v.
@@ -73,32 +79,40 @@ func withValue(t testing.TB, req *decision.Request, v string) *decision.Request 
 }
 
 // A team rule and the same rule remembered locally decide the same
-// requests, the same way, generated ones: team memory is local memory's
-// matching on the rule the same answer saves.
+// requests, the same way, generated ones from generated answers the form
+// takes (every choice of scope, grants, workdir scope and lifetime): team
+// memory is local memory's matching on the rule the same answer saves,
+// derived from the request and the decision signed.
 func TestTeamRuleMatchesAsLocalMemory(t *testing.T) {
 	k := userKey(t)
 	var w said
 	m := Memory{Config: validConfig(PublicKey(k)), Warn: w.warn}
 	r := rand.New(rand.NewPCG(23, 11))
-	decided := 0
+	decided, expired := 0, 0
 	for range 400 {
-		req := genRequest(t, r)
+		raw, req := genRaw(t, r)
 		f := form.New(req, form.Options{})
 		a := f.Defaults()
 		a.Choice = genChoices[r.IntN(len(genChoices))]
-		if len(req.Dimensions) > 0 && r.IntN(2) == 0 {
-			dim := req.Dimensions[0]
-			a.Scopes = map[string]string{dim.Name: dim.Scopes[r.IntN(len(dim.Scopes))].Match}
+		for _, dim := range req.Dimensions {
+			if r.IntN(2) == 0 {
+				a.Scopes = map[string]string{dim.Name: dim.Scopes[r.IntN(len(dim.Scopes))].Match}
+			}
 		}
-		if r.IntN(3) == 0 {
-			a.Lifetime = "900"
+		if a.Choice == form.AllowAlways && r.IntN(2) == 0 {
+			a.Grants = req.GrantNames()[:1+r.IntN(len(req.Grants))]
 		}
-		d, err := f.Decide(a, decision.FrontendTeam, ruleTime)
+		if req.Workdir != nil {
+			a.WorkdirScope = []string{decision.WorkdirSelected, decision.WorkdirAll}[r.IntN(2)]
+		}
+		a.Lifetime = decision.Lifetimes[r.IntN(len(decision.Lifetimes))]
+		answered := ruleTime.Add(time.Duration(r.IntN(100_000)) * time.Second)
+		d, err := f.Decide(a, decision.FrontendTeam, answered)
 		if err != nil {
 			continue // an answer the form refuses saves nothing either way
 		}
-		id, value, err := SignRule(k, req, d, ruleTime)
-		local, ok := state.RuleOf(req, d, ruleTime)
+		id, value, err := SignRule(k, []byte(raw), d, answered)
+		local, ok := state.RuleOf(req, d, answered)
 		if (err == nil) != ok {
 			t.Fatalf("SignRule %v, RuleOf %v", err, ok)
 		}
@@ -111,7 +125,7 @@ func TestTeamRuleMatchesAsLocalMemory(t *testing.T) {
 			if r.IntN(2) == 0 {
 				later = withValue(t, req, genValues[r.IntN(len(genValues))])
 			}
-			now := ruleTime.Add(time.Duration(r.IntN(2000)) * time.Second)
+			now := answered.Add(time.Duration(r.IntN(60_000)-60) * time.Second)
 			team := m.match(entries, later, now)
 			want := state.Matching([]state.Rule{local}, later, now)
 			var got []state.Match
@@ -123,13 +137,16 @@ func TestTeamRuleMatchesAsLocalMemory(t *testing.T) {
 				t.Fatalf("rule %+v, request %+v: team %+v, local %+v", local, later, got, want)
 			}
 			decided += len(got)
+			if len(got) == 0 && local.Expired(now) {
+				expired++
+			}
 		}
 	}
-	if decided == 0 {
-		t.Fatal("no generated request was decided: the test tests nothing")
+	if decided == 0 || expired == 0 {
+		t.Fatalf("%d decided, %d expired: the test tests too little", decided, expired)
 	}
 	if len(w) > 0 {
 		t.Errorf("said: %q", w)
 	}
-	t.Logf("%d decided", decided)
+	t.Logf("%d decided, %d expired", decided, expired)
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
@@ -144,29 +145,36 @@ type teamRule struct {
 var teamRulesHeading = []string{"ID", "APPROVER", "DECISION", "SERVER", "TOOL", "ACTION", "SCOPES", "WORKDIR", "GRANTS", "EXPIRES", "STATUS"}
 
 // teamRuleRow is r's row: local rules' columns (cli.RuleRow), but the origin,
-// with the team rule's approver and status.
+// with the team rule's approver and status. Every text of another
+// machine's is rendered safe: the rule by cli.RuleRow, the status here
+// (the ID and the approver parsed as such).
 func teamRuleRow(r teamRule) []string {
 	cells := cli.RuleRow(r.Rule)
-	return append(append([]string{r.ID, r.Approver}, cells[1:len(cells)-1]...), r.Status)
+	return append(append([]string{r.ID, r.Approver}, cells[1:len(cells)-1]...), form.Line(r.Status))
 }
 
-// teamRuleOf is the row of entry e for host c at now.
-func teamRuleOf(c team.Config, e team.RuleEntry, now time.Time) teamRule {
+// teamRuleOf is the row of entry e for host c at now; false when its key
+// is no rule key, which is said on errOut instead, rendered safe.
+func teamRuleOf(errOut io.Writer, c team.Config, e team.RuleEntry, now time.Time) (teamRule, bool) {
+	k, id, err := team.ParseRuleKey(e.Key)
+	if err != nil {
+		cli.Warn(errOut, form.Line(fmt.Sprintf("team rules: %v; not listed", err)))
+		return teamRule{}, false
+	}
 	u, err := team.ReadRule(e.Key, e.Value)
 	if err != nil {
-		k, _, _ := strings.Cut(e.Key, ".")
-		return teamRule{ID: strings.TrimPrefix(e.Key, k+"."), Approver: k, Status: "invalid: " + err.Error()}
+		return teamRule{ID: id, Approver: k, Status: form.Line("invalid: " + err.Error())}, true
 	}
 	r := teamRule{ID: u.ID, Approver: u.Approver, Rule: u.Rule, Status: "in force"}
-	switch err := u.Verify(c); {
+	switch err := u.Verify(c, now); {
 	case !c.Trusts(u.Approver):
 		r.Status = "untrusted"
 	case err != nil:
-		r.Status = "invalid: " + err.Error()
+		r.Status = form.Line("invalid: " + err.Error())
 	case u.Rule.Expired(now):
 		r.Status = "expired"
 	}
-	return r
+	return r, true
 }
 
 // listTeamRules lists the team's rules from its server, refreshing this
@@ -209,8 +217,10 @@ func listTeamRules(s cli.Streams, o *memoryOptions) error {
 	}
 	items := func(yield func(teamRule) error) error {
 		for _, e := range rules {
-			if err := yield(teamRuleOf(c, e, now)); err != nil {
-				return err
+			if r, ok := teamRuleOf(s.ErrOut, c, e, now); ok {
+				if err := yield(r); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

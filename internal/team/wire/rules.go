@@ -14,11 +14,11 @@ import (
 )
 
 // WriteRule signs (team.SignRule) and writes, with create, the team rule of
-// approver kp's always-decision d of req to rules, the team's rules
+// approver kp's always-decision d of raw (the request as its host sent it) to rules, the team's rules
 // bucket (Names.RulesBucket), and returns its id. The same rule written
 // twice is jetstream.ErrKeyExists.
-func WriteRule(ctx context.Context, rules jetstream.KeyValue, kp nkeys.KeyPair, req *decision.Request, d decision.Decision, now time.Time) (string, error) {
-	id, value, err := team.SignRule(kp, req, d, now)
+func WriteRule(ctx context.Context, rules jetstream.KeyValue, kp nkeys.KeyPair, raw []byte, d decision.Decision, now time.Time) (string, error) {
+	id, value, err := team.SignRule(kp, raw, d, now)
 	if err != nil {
 		return "", err
 	}
