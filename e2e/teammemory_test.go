@@ -157,7 +157,7 @@ func (mt *memoryTeam) remember(t *testing.T, u teamUser, req string, choice form
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := wire.WriteRule(context.Background(), kv, u.kp, r, d, time.Now())
+	id, err := wire.WriteRule(context.Background(), kv, u.kp, []byte(req), d, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func rememberForTeam(t *testing.T, js jetstream.JetStream, kp nkeys.KeyPair, raw
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := wire.WriteRule(context.Background(), kv, kp, req, d, time.Now())
+	id, err := wire.WriteRule(context.Background(), kv, kp, []byte(raw), d, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,7 +175,7 @@ func rules(t *testing.T, h *inboxtest.Host, approver string) []team.Unverified {
 		}
 		u, err := team.ReadRule(key, e.Value())
 		if err == nil {
-			err = u.Verify(h.Config)
+			err = u.Verify(h.Config, time.Now())
 		}
 		if err != nil {
 			t.Fatalf("team rule %s: %v", key, err)

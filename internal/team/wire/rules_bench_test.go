@@ -18,8 +18,7 @@ func benchRules(b *testing.B, n int) (team.Memory, func() time.Time) {
 	ts := startTeam(b)
 	k := userKey(b)
 	for i := range n {
-		req := parse(b, strings.ReplaceAll(testRequest, "/p/a", fmt.Sprintf("/p/%d", i)))
-		ts.writeRule(b, k, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": fmt.Sprintf("/p/%d", i)}})
+		ts.writeRule(b, k, strings.ReplaceAll(testRequest, "/p/a", fmt.Sprintf("/p/%d", i)), form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": fmt.Sprintf("/p/%d", i)}})
 	}
 	var w said
 	m := ts.host(b, "alpha", &w, team.PublicKey(k))

@@ -75,10 +75,10 @@ func (ts teamServer) host(t testing.TB, name string, w *said, approvers ...strin
 	return team.Memory{Config: c, Dir: filepath.Join(t.TempDir(), "state"), Warn: w.warn}
 }
 
-// writeRule writes kp's team rule for answer a to req, at ruleTime.
-func (ts teamServer) writeRule(t testing.TB, kp nkeys.KeyPair, req *decision.Request, a form.Answer) string {
+// writeRule writes kp's team rule for answer a to raw, at ruleTime.
+func (ts teamServer) writeRule(t testing.TB, kp nkeys.KeyPair, raw string, a form.Answer) string {
 	t.Helper()
-	id, err := WriteRule(context.Background(), ts.rules, kp, req, decide(t, req, a), ruleTime)
+	id, err := WriteRule(context.Background(), ts.rules, kp, []byte(raw), decide(t, parse(t, raw), a), ruleTime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +90,8 @@ func (ts teamServer) writeRule(t testing.TB, kp nkeys.KeyPair, req *decision.Req
 func TestTeamRuleDecidesOnHostsTrustingItsApprover(t *testing.T) {
 	ts := startTeam(t)
 	k, other := userKey(t), userKey(t)
-	req := parse(t, testRequest)
-	allow := ts.writeRule(t, k, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}})
-	deny := ts.writeRule(t, k, parse(t, strings.Replace(testRequest, `"write"`, `"delete"`, 1)), form.Answer{Choice: form.DenyAlways})
+	allow := ts.writeRule(t, k, testRequest, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}})
+	deny := ts.writeRule(t, k, strings.Replace(testRequest, `"write"`, `"delete"`, 1), form.Answer{Choice: form.DenyAlways})
 	var w said
 	a := ts.host(t, "alpha", &w, team.PublicKey(k))
 	b := ts.host(t, "beta", &w, team.PublicKey(other), team.PublicKey(k))
@@ -130,7 +129,7 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 	k, rogue := userKey(t), userKey(t)
 	req := parse(t, testRequest)
 	narrow := form.Answer{Choice: form.AllowAlways}
-	_, good, err := team.SignRule(k, req, decide(t, req, narrow), ruleTime)
+	_, good, err := team.SignRule(k, []byte(testRequest), decide(t, req, narrow), ruleTime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +138,7 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	widened := s
-	widened.Rule = []byte(strings.Replace(string(s.Rule), `"match":"/p/a"`, `"match":"/etc/passwd"`, 1))
+	widened.Rule = []byte(strings.Replace(string(s.Rule), `"scopes":{"path":"/p/a"}`, `"scopes":{"path":"/p/"}`, 1))
 	wb, _ := json.Marshal(widened)
 	ctx := context.Background()
 	put := func(key string, value []byte) {
@@ -149,12 +148,12 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 	}
 	wid := digestOf(string(widened.Rule))[:32]
 	put(team.RuleKey(team.PublicKey(k), wid), wb)                                                                // scope changed after signing
-	ts.writeRule(t, rogue, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}) // unlisted approver
-	_, rv, _ := team.SignRule(rogue, req, decide(t, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}), ruleTime.Add(time.Second))
+	ts.writeRule(t, rogue, testRequest, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}) // unlisted approver
+	_, rv, _ := team.SignRule(rogue, []byte(testRequest), decide(t, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}), ruleTime.Add(time.Second))
 	put(team.RuleKey(team.PublicKey(k), strings.Repeat("1", 32)), rv) // a rogue's rule under K's key
 	var w said
 	m := ts.host(t, "alpha", &w, team.PublicKey(k))
-	if got := decides(m, writeRequest(t, "/etc/passwd"), ruleTime); got != nil {
+	if got := decides(m, writeRequest(t, "/p/c"), ruleTime); got != nil {
 		t.Errorf("the widened rule decided: %v", got)
 	}
 	if got := decides(m, writeRequest(t, "/p/b"), ruleTime); got != nil {
@@ -175,7 +174,7 @@ func TestTeamRulesOfflineRevokedExpired(t *testing.T) {
 	ts := startTeam(t)
 	k := userKey(t)
 	req := parse(t, testRequest)
-	id := ts.writeRule(t, k, req, form.Answer{Choice: form.AllowAlways, Lifetime: "900"})
+	id := ts.writeRule(t, k, testRequest, form.Answer{Choice: form.AllowAlways, Lifetime: "900"})
 	var w said
 	m := ts.host(t, "alpha", &w, team.PublicKey(k))
 	now := ruleTime.Add(time.Minute)
@@ -212,7 +211,7 @@ func TestTeamRulesCacheFreshness(t *testing.T) {
 	ts := startTeam(t)
 	k := userKey(t)
 	req := parse(t, testRequest)
-	id := ts.writeRule(t, k, req, form.Answer{Choice: form.AllowAlways})
+	id := ts.writeRule(t, k, testRequest, form.Answer{Choice: form.AllowAlways})
 	var w said
 	m := ts.host(t, "alpha", &w, team.PublicKey(k))
 	now := ruleTime.Add(time.Minute)
@@ -238,7 +237,7 @@ func TestTeamRulesCacheChecked(t *testing.T) {
 	m := team.Memory{Config: validConfig(team.PublicKey(k)), Dir: t.TempDir(), Warn: w.warn}
 	rc := team.RulesCache{URL: m.Config.URL, Prefix: m.Config.Prefix, Fetched: ruleTime.UnixMilli()}
 	req := parse(t, testRequest)
-	id, value, err := team.SignRule(k, req, decide(t, req, form.Answer{Choice: form.AllowAlways}), ruleTime)
+	id, value, err := team.SignRule(k, []byte(testRequest), decide(t, req, form.Answer{Choice: form.AllowAlways}), ruleTime)
 	if err != nil {
 		t.Fatal(err)
 	}
