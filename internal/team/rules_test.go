@@ -299,14 +299,14 @@ func TestTeamRuleNoBroaderThanOffered(t *testing.T) {
 	} {
 		e := forge(t, kp, tc.content)
 		for _, req := range later {
-			if got := m.match([]RuleEntry{e}, req, now); got != nil {
+			if got := m.match(derived([]RuleEntry{e}), req, now); got != nil {
 				t.Errorf("%s: decided %+v", tc.name, got[0].Rule)
 			}
 		}
 	}
 	skewed := forge(t, kp, signed(testRequest, allow, now.Add(RuleSkew-time.Minute)))
 	for _, e := range []RuleEntry{forge(t, kp, signed(testRequest, allow, now)), skewed} {
-		if got := m.match([]RuleEntry{e}, later[0], now); len(got) != 1 || got[0].Expires != got[0].Created+900 {
+		if got := m.match(derived([]RuleEntry{e}), later[0], now); len(got) != 1 || got[0].Expires != got[0].Created+900 {
 			t.Errorf("the rule as the form answered: %+v", got)
 		}
 	}
@@ -357,7 +357,7 @@ func TestTeamRuleOnlyWhatWasOffered(t *testing.T) {
 			if r.IntN(2) == 0 {
 				later = withValue(t, req, genValues[r.IntN(len(genValues))])
 			}
-			for _, x := range m.match([]RuleEntry{e}, later, ruleTime) {
+			for _, x := range m.match(derived([]RuleEntry{e}), later, ruleTime) {
 				decided++
 				if x.Created > ruleTime.Add(RuleSkew).Unix() {
 					t.Fatalf("created %d in the future decided", x.Created)

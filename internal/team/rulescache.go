@@ -1,6 +1,7 @@
 package team
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,10 +36,30 @@ const (
 	maxRulesCache = 64 << 20
 )
 
-// RuleEntry is a team rule as the bucket holds it: its key and value.
+// RuleEntry is a team rule as the bucket holds it: its key and value;
+// in the cache, with the rule the value derives (ReadRule).
 type RuleEntry struct {
 	Key   string         `json:"key"`
 	Value jsontext.Value `json:"value"`
+	// Rule is the rule ReadRule derived from Value when the cache was
+	// saved (SaveRules), nil when it derived none: it only finds the rules
+	// that may match a request, as deriving every rule at every request
+	// would cost a parse of its request and decision. A rule that matches
+	// is derived again, and must be this one, before it decides.
+	Rule *state.Rule `json:"rule,omitempty"`
+}
+
+// derived is rules, each with the rule its value derives, whatever
+// Rule they came with: askperm-team is not trusted with them.
+func derived(rules []RuleEntry) []RuleEntry {
+	out := make([]RuleEntry, len(rules))
+	for i, e := range rules {
+		out[i] = RuleEntry{Key: e.Key, Value: e.Value}
+		if u, err := ReadRule(e.Key, e.Value); err == nil {
+			out[i].Rule = &u.Rule
+		}
+	}
+	return out
 }
 
 // RulesCache is the cache file: the rules of the team at URL with Prefix
@@ -80,10 +101,10 @@ func RefreshRules(ctx context.Context, c Config, dir string, now time.Time) (Rul
 	return SaveRules(c, dir, rules, now)
 }
 
-// SaveRules writes rules, fetched from the server of c at now, to the
-// cache in dir and returns the cache.
+// SaveRules writes rules, fetched from the server of c at now, each
+// with the rule it derives, to the cache in dir and returns the cache.
 func SaveRules(c Config, dir string, rules []RuleEntry, now time.Time) (RulesCache, error) {
-	rc := RulesCache{URL: c.URL, Prefix: c.Prefix, Fetched: now.UnixMilli(), Rules: rules}
+	rc := RulesCache{URL: c.URL, Prefix: c.Prefix, Fetched: now.UnixMilli(), Rules: derived(rules)}
 	b, err := json.Marshal(rc)
 	if err != nil {
 		return RulesCache{}, err
@@ -192,32 +213,52 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 	return m.match(rc.Rules, req, now)
 }
 
-// match is Matching of the rules of entries: those of trusted approvers
-// are matched as local memory matches, and each that would decide is
-// verified, a rule that fails being ignored and said.
+// match is Matching of the rules of entries: the rules cached with
+// those of trusted approvers are matched as local memory matches, and
+// each that would decide is derived again from its value and verified
+// (ReadRule, Unverified.Verify), and must be the rule cached; a rule that
+// fails is ignored and said.
 func (m Memory) match(entries []RuleEntry, req *decision.Request, now time.Time) []Match {
-	var us []Unverified
+	var found []RuleEntry
 	var rules []state.Rule
 	for _, e := range entries {
-		if k, _, _ := strings.Cut(e.Key, "."); !m.Config.Trusts(k) {
-			continue // not a rule of this host's approvers: it decides nothing here, read or not
+		if k, _, _ := strings.Cut(e.Key, "."); !m.Config.Trusts(k) || e.Rule == nil {
+			continue // not a rule of this host's approvers, or none: it decides nothing here
 		}
-		u, err := ReadRule(e.Key, e.Value)
-		if err != nil {
-			continue // it cannot match: said only by rules list --team
-		}
-		u.Rule.ID = uint64(len(us)) // its place, to find it again among the matches
-		us = append(us, u)
-		rules = append(rules, u.Rule)
+		r := *e.Rule
+		r.ID = uint64(len(found)) // its place, to find it again among the matches
+		found = append(found, e)
+		rules = append(rules, r)
 	}
 	var out []Match
 	for _, sm := range state.Matching(rules, req, now) {
-		u := us[sm.ID]
-		if err := u.Verify(m.Config, now); err != nil {
+		u, err := verified(found[sm.ID], m.Config, now)
+		if err != nil {
 			m.Warn(fmt.Sprintf("team rules: %v; ignored", err))
 			continue
 		}
 		out = append(out, Match{Match: sm, ID: u.ID, Approver: u.Approver})
 	}
 	return out
+}
+
+// verified is cached rule e, derived again from its value and verified
+// for host c at now, if it is the rule cached.
+func verified(e RuleEntry, c Config, now time.Time) (Unverified, error) {
+	u, err := ReadRule(e.Key, e.Value)
+	if err != nil {
+		return Unverified{}, err
+	}
+	if err := u.Verify(c, now); err != nil {
+		return Unverified{}, err
+	}
+	a, err := json.Marshal(u.Rule)
+	if err != nil {
+		return Unverified{}, err
+	}
+	b, err := json.Marshal(e.Rule)
+	if err != nil || !bytes.Equal(a, b) {
+		return Unverified{}, fmt.Errorf("rule %q: the cache's rule is not the one its value derives", e.Key)
+	}
+	return u, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,7 +120,7 @@ func TestTeamRuleMatchesAsLocalMemory(t *testing.T) {
 		if !ok {
 			continue
 		}
-		entries := []RuleEntry{{RuleKey(PublicKey(k), id), value}}
+		entries := derived([]RuleEntry{{Key: RuleKey(PublicKey(k), id), Value: value}})
 		for range 10 {
 			later := genRequest(t, r)
 			if r.IntN(2) == 0 {
@@ -149,4 +150,31 @@ func TestTeamRuleMatchesAsLocalMemory(t *testing.T) {
 		t.Errorf("said: %q", w)
 	}
 	t.Logf("%d decided, %d expired", decided, expired)
+}
+
+// The rule a cache holds beside a value only finds the rules that may
+// match: a cache whose rule was widened after it was saved (kind any)
+// decides nothing the value does not derive, and says so.
+func TestCachedRuleMustBeDerived(t *testing.T) {
+	k := userKey(t)
+	var w said
+	m := Memory{Config: validConfig(PublicKey(k)), Warn: w.warn}
+	key, value := signRule(t, k, testRequest, form.Answer{Choice: form.AllowAlways})
+	entries := derived([]RuleEntry{{Key: key, Value: value}})
+	if got := m.match(entries, parse(t, testRequest), ruleTime); len(got) != 1 {
+		t.Fatalf("the rule as saved: %+v %q", got, w)
+	}
+	wide := *entries[0].Rule
+	wide.Dimensions = []state.Dimension{{Name: "path", Match: "", Kind: decision.KindAny}}
+	entries[0].Rule = &wide
+	other := parse(t, strings.Replace(testRequest, `"/p/a"`, `"/etc/passwd"`, 1))
+	if got := m.match(entries, other, ruleTime); got != nil {
+		t.Errorf("a widened cached rule decided: %+v", got)
+	}
+	if len(w) != 1 || !strings.Contains(w[0], "the cache's rule is not the one its value derives") {
+		t.Errorf("said: %q", w)
+	}
+	if got := derived(entries); !reflect.DeepEqual(got[0].Rule.Dimensions[0].Kind, decision.KindExact) {
+		t.Errorf("derived again: %+v", got[0].Rule)
+	}
 }

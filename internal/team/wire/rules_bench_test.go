@@ -22,7 +22,7 @@ func benchRules(b *testing.B, n int) (team.Memory, func() time.Time) {
 	}
 	var w said
 	m := ts.host(b, "alpha", &w, team.PublicKey(k))
-	now := time.Now()
+	now := ruleTime.Add(time.Minute) // the rules' created time is ruleTime
 	if _, err := team.RefreshRules(context.Background(), m.Config, m.Dir, now); err != nil {
 		b.Fatal(err)
 	}

@@ -235,19 +235,16 @@ func TestTeamRulesCacheChecked(t *testing.T) {
 	var w said
 	k := userKey(t)
 	m := team.Memory{Config: validConfig(team.PublicKey(k)), Dir: t.TempDir(), Warn: w.warn}
-	rc := team.RulesCache{URL: m.Config.URL, Prefix: m.Config.Prefix, Fetched: ruleTime.UnixMilli()}
 	req := parse(t, testRequest)
 	id, value, err := team.SignRule(k, []byte(testRequest), decide(t, req, form.Answer{Choice: form.AllowAlways}), ruleTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := team.RuleKey(team.PublicKey(k), id)
-	rc.Rules = []team.RuleEntry{{Key: key, Value: value}}
-	b, _ := json.Marshal(rc)
-	path := filepath.Join(m.Dir, team.RulesCacheName)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
+	rc, err := team.SaveRules(m.Config, m.Dir, []team.RuleEntry{{Key: team.RuleKey(team.PublicKey(k), id), Value: value}}, ruleTime)
+	if err != nil || len(rc.Rules) != 1 || rc.Rules[0].Rule == nil {
+		t.Fatalf("saved %+v, %v", rc, err)
 	}
+	path := filepath.Join(m.Dir, team.RulesCacheName)
 	if got := decides(m, req, ruleTime); len(got) != 1 {
 		t.Fatalf("the cache did not decide: %v %q", got, w)
 	}
