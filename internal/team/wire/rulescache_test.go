@@ -147,7 +147,7 @@ func TestForgedTeamRulesIgnored(t *testing.T) {
 		}
 	}
 	wid := digestOf(string(widened.Rule))[:32]
-	put(team.RuleKey(team.PublicKey(k), wid), wb)                                                                // scope changed after signing
+	put(team.RuleKey(team.PublicKey(k), wid), wb)                                                                        // scope changed after signing
 	ts.writeRule(t, rogue, testRequest, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}) // unlisted approver
 	_, rv, _ := team.SignRule(rogue, []byte(testRequest), decide(t, req, form.Answer{Choice: form.AllowAlways, Scopes: map[string]string{"path": "/p/"}}), ruleTime.Add(time.Second))
 	put(team.RuleKey(team.PublicKey(k), strings.Repeat("1", 32)), rv) // a rogue's rule under K's key
