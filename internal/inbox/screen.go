@@ -132,10 +132,10 @@ func (s Screen) open(ctx context.Context, e *Entry) string {
 	case errors.Is(err, prompt.ErrCancelled):
 		return what + ": closed without answering"
 	case err != nil:
-		return what + ": not answered: " + err.Error()
+		return what + ": not answered: " + form.Line(err.Error())
 	}
 	if err := s.Team.Answer(ctx, s.Key, e, f, a); err != nil {
-		return what + ": not answered: " + err.Error()
+		return what + ": not answered: " + form.Line(err.Error())
 	}
 	return what + ": answered " + form.ChoiceLabel(a.Choice)
 }
@@ -264,7 +264,8 @@ func (m *listModel) View() string {
 		b.WriteString("\n")
 	}
 	if warning := m.warning(); warning != "" {
-		b.WriteString(ansi.Truncate("warning: "+warning, w, "…"))
+		// A warning may quote what a host sent: rendered as untrusted text.
+		b.WriteString(ansi.Truncate("warning: "+form.Line(warning), w, "…"))
 	}
 	b.WriteString("\n" + ansi.Truncate(m.status, w, "…"))
 	return b.String()

@@ -101,3 +101,24 @@ func TestRowRendersHostileText(t *testing.T) {
 		t.Fatalf("only %d of 300 generated requests were valid: the test tries too little", listed)
 	}
 }
+
+// hostileText holds what a terminal acts on or what hides text: ESC (a
+// CSI), an OSC ended by BEL, a C1 CSI, bidi overrides and isolates.
+const hostileText = "a\x1b[2J\x1b]0;title\x07b\u009b31mc\u202ed\u2066e\u200bf"
+
+// The list's warning line, which may quote what a host sent, reaches the
+// terminal rendered: nothing in it that a terminal acts on.
+func TestScreenWarningRendered(t *testing.T) {
+	m := &listModel{list: NewList(), now: func() time.Time { return t0 }, warning: func() string { return "request on x: " + hostileText }}
+	m.width, m.height = 400, 10
+	m.refresh()
+	view := m.View()
+	for _, r := range view {
+		if r != '\n' && hostileRune(r) {
+			t.Fatalf("the view holds %U:\n%q", r, view)
+		}
+	}
+	if !strings.Contains(view, `warning: request on x: a\e[2J\e]0;title\x07b`) {
+		t.Errorf("the warning is not shown rendered:\n%q", view)
+	}
+}
