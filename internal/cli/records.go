@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -77,6 +80,46 @@ func RuleRow(r state.Rule) []string {
 	return []string{strconv.FormatUint(r.ID, 10), form.Line(r.Decision), Dash(form.Line(r.Server)), Dash(form.Line(r.Tool)),
 		form.Line(r.Action), Dash(strings.Join(scopes, " ")), Dash(workdir), Dash(strings.Join(grants, ",")), expires, originText(r.Origin)}
 }
+
+// Shown is text another machine wrote (a line of the team's audit
+// stream) as askperm shows it: as is when it is text rendered safe
+// already, as the audit log writes it (form.Line would change nothing
+// but double its backslashes and escape its ⟨), else rendered by
+// form.Line; false when it had to be.
+func Shown(s string) (string, bool) {
+	line := form.Line(s)
+	if line == renderedAgain.Replace(s) {
+		return s, true
+	}
+	return line, false
+}
+
+// ASCIIJSON is b, JSON, with every rune beyond ASCII and DEL written as
+// a \u escape: the same JSON, of which a terminal shows every byte as
+// is. For JSON of text from other machines (team rules), which JSON's
+// own escapes leave raw when it is C1, bidi or other format characters.
+func ASCIIJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf && b[i] != 0x7f {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		i += n
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+	}
+	return out
+}
+
+// renderedAgain is what form.Line does to text it renders unchanged but
+// for the two runes that start its escapes.
+var renderedAgain = strings.NewReplacer(`\`, `\\`, "⟨", `\u{27e8}`)
 
 // originText says who gave a rule: a person in a frontend, or a canned
 // answer.

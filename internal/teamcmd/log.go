@@ -2,13 +2,17 @@ package teamcmd
 
 import (
 	"bufio"
-	"time"
-
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/spf13/cobra"
 	"io"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
@@ -44,7 +48,7 @@ func newLog(s cli.Streams) *cobra.Command {
 			}
 			q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
 			out := bufio.NewWriterSize(s.Decision, 64<<10)
-			if err := writeTeamLog(out, set, q, o.json); err != nil {
+			if err := writeTeamLog(out, s.ErrOut, set, q, o.json); err != nil {
 				return err
 			}
 			return out.Flush()
@@ -70,8 +74,10 @@ var teamLogColumns = append([]string{"HOST"}, cli.LogColumns...)
 // writeTeamLog writes the team decisions of the audit stream that q
 // keeps, from every host the credentials of set's [team] may read, to
 // out as JSON lines (with their host) or a table like writeLog's, with
-// the host first.
-func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJSON bool) error {
+// the host first. Another host wrote each line: text in it not rendered
+// safe (as its audit log renders it) is rendered here (shown), and the
+// lines that held some are counted on errOut.
+func writeTeamLog(out, errOut io.Writer, set settings.Settings, q state.AuditQuery, asJSON bool) error {
 	if set.Team == nil {
 		return cli.Usage("--team: no [team] in the config file (docs/team-memory.md)")
 	}
@@ -82,26 +88,35 @@ func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJS
 	}
 	defer tc.close()
 	var kept []teamEntry
+	var raw []string // the hosts of the lines rendered here, one per line
 	err = wire.ReadAudit(tc.ctx, tc.js, c.Names(), func(l wire.AuditLine) error {
-		var e state.AuditEntry
-		if err := json.Unmarshal(l.Line, &e); err != nil {
-			q.Skipped(fmt.Errorf("a line from host %q: %w", l.Host, err))
+		host, safeHost := cli.Shown(l.Host)
+		e, safe, err := shown(l.Line)
+		if !safe || !safeHost {
+			raw = append(raw, host)
+		}
+		if err != nil {
+			q.Skipped(fmt.Errorf("a line from host %s: %s", host, form.Line(err.Error())))
 			return nil
 		}
 		if e.Time.Before(q.Since) || !q.Keep(e) {
 			return nil
 		}
 		if !asJSON {
-			kept = append(kept, teamEntry{l.Host, e})
+			kept = append(kept, teamEntry{host, e})
 			return nil
 		}
-		b, err := json.Marshal(teamEntry{l.Host, e})
+		b, err := json.Marshal(teamEntry{host, e})
 		if err != nil {
 			return err
 		}
 		_, err = out.Write(append(b, '\n'))
 		return err
 	})
+	if len(raw) > 0 {
+		slices.Sort(raw)
+		cli.Warn(errOut, fmt.Sprintf("audit stream: %d lines held text not rendered safe (from %s); shown rendered", len(raw), strings.Join(slices.Compact(raw), ", ")))
+	}
 	if err != nil {
 		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team audit stream: %w", tc.why(err))}
 	}
@@ -116,4 +131,44 @@ func writeTeamLog(out io.Writer, set settings.Settings, q state.AuditQuery, asJS
 		}
 		return nil
 	})
+}
+
+// shown is line, an audit line of the team's stream, with every text in
+// it (each member's name and string value) as cli.Shown shows it; false
+// when any was not rendered safe.
+func shown(line []byte) (state.AuditEntry, bool, error) {
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return state.AuditEntry{}, false, err
+	}
+	safe := true
+	var walk func(any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			s, ok := cli.Shown(v)
+			safe = safe && ok
+			return s
+		case []any:
+			for i := range v {
+				v[i] = walk(v[i])
+			}
+		case map[string]any:
+			out := make(map[string]any, len(v))
+			for k, x := range v {
+				out[walk(k).(string)] = walk(x)
+			}
+			return out
+		}
+		return v
+	}
+	b, err := json.Marshal(walk(v))
+	if err != nil {
+		return state.AuditEntry{}, safe, err
+	}
+	var e state.AuditEntry
+	err = json.Unmarshal(b, &e)
+	return e, safe, err
 }

@@ -1,6 +1,7 @@
 package teamcmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -225,7 +226,19 @@ func listTeamRules(s cli.Streams, o *memoryOptions) error {
 		}
 		return nil
 	}
-	return cli.WriteList(s.Decision, o.json, teamRulesHeading, teamRuleRow, items)
+	if !o.json {
+		return cli.WriteList(s.Decision, false, teamRulesHeading, teamRuleRow, items)
+	}
+	// The rules' text is another machine's: JSON's own escapes leave some
+	// of what a terminal acts on raw.
+	var b bytes.Buffer
+	if err := cli.WriteList(&b, true, teamRulesHeading, teamRuleRow, items); err != nil {
+		return err
+	}
+	if _, err := s.Decision.Write(cli.ASCIIJSON(b.Bytes())); err != nil {
+		return &cli.ExitError{Code: cli.ExitInternal, Err: err}
+	}
+	return nil
 }
 
 // forgetTeamRule deletes the team rule args[0] of this machine's
