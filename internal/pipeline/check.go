@@ -65,7 +65,7 @@ func (p *Pipeline) Check(ctx context.Context, r io.Reader) (Check, error) {
 		}
 	}
 	v, winners := policy.Combine(ops)
-	c := Check{Request: req, Verdict: v, Opinions: ops, Commands: commandsOf(req, ops), Reviewers: p.reviewersOf(req, v, memoryOK)}
+	c := Check{Request: req, Verdict: v, Opinions: ops, Commands: commandsOf(req, ops), Reviewers: p.reviewersOf(req, v, ops, memoryOK)}
 	if v == policy.Deny {
 		c.Message = winners[0].Message
 	}

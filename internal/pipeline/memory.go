@@ -417,12 +417,12 @@ func (p *Pipeline) appendAudit(ctx context.Context, e state.AuditEntry) error {
 }
 
 // remembers says whether decision d of c's request is recorded in the
-// store: a decision by a person or a canned answer, or a deny by timeout
-// or cancellation, made without an internal failure (ok) and with memory
+// store: a decision by a person or a canned answer, or a deny by timeout,
+// cancellation or a reviewer (counted for the breaker only), made without an internal failure (ok) and with memory
 // usable.
 func (p *Pipeline) remembers(c *call, d *decision.Decision, ok bool) bool {
 	counted := d.Cause == decision.CauseUser ||
-		d.Decision == decision.Deny && (d.Cause == decision.CauseTimeout || d.Cause == decision.CauseCancelled)
+		d.Decision == decision.Deny && (d.Cause == decision.CauseTimeout || d.Cause == decision.CauseCancelled || d.Cause == decision.CauseReviewer)
 	return ok && c.memory && counted
 }
 

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/policy"
@@ -13,9 +14,16 @@ import (
 // request, policy and memory are consulted first (consult, not
 // prompted), and what they decide stands; otherwise the reviewers are
 // asked, in order, and the first allow or deny decides, once: it is
-// neither remembered nor counted as a prompt or for the breaker. It
-// returns nil when nothing decided, and the next steps run as without
-// reviewers: a person, then deny.
+// neither remembered nor counted as a prompt; a deny counts for the
+// breaker (remembers), as any deny the agent receives, so rewording a
+// request a reviewer denied is not free. It returns nil when nothing
+// decided, and the next steps run as without reviewers: a person, then
+// deny.
+//
+// Reviewers take only the questions nobody answered: not one a source
+// asks a person for (an explicit prompt opinion: a rule's
+// decision = "prompt", the verb or annotation policy asking), nor one a
+// canned answer matches (the person answered it in advance).
 //
 // When memory cannot be consulted, a remembered deny may be unseen, and
 // no automatic allow stands (withoutMemory): the reviewers are not asked.
@@ -30,6 +38,11 @@ func (p *Pipeline) review(ctx context.Context, c *call, ops []policy.Opinion) (*
 		return d, all
 	case c.storeFailed:
 		p.c.Warn("the reviewers are not asked without memory: a person is")
+		return nil, nil
+	case personNeeded(all), p.canned(c.req):
+		if p.c.Verbose {
+			p.c.Warn("the reviewers are not asked: a person asked for or a canned answer decides")
+		}
 		return nil, nil
 	}
 	v := p.c.Reviewers.Review(ctx, c.req, p.c.Warn, p.c.Verbose)
@@ -48,11 +61,27 @@ func (p *Pipeline) review(ctx context.Context, c *call, ops []policy.Opinion) (*
 		Source: "reviewer", Name: v.By, Message: v.Decision.Message})
 }
 
+// personNeeded says whether an opinion of ops asks a person (an
+// explicit prompt), which no reviewer may then answer instead.
+func personNeeded(ops []policy.Opinion) bool {
+	return slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.Verdict == policy.Prompt })
+}
+
+// canned says whether a canned answer matches req.
+func (p *Pipeline) canned(req *decision.Request) bool {
+	if p.c.Answers == nil {
+		return false
+	}
+	_, ok := p.c.Answers.Match(req)
+	return ok
+}
+
 // reviewersOf names, for check, the reviewers that would be asked about
-// a request policy and memory leave a question (v) when memory could be
-// consulted (memoryOK).
-func (p *Pipeline) reviewersOf(req *decision.Request, v policy.Verdict, memoryOK bool) []string {
-	if v != policy.Prompt || !memoryOK {
+// a request policy and memory leave a question (v, by ops) when memory
+// could be consulted (memoryOK) and no source asks a person nor a canned
+// answer decides.
+func (p *Pipeline) reviewersOf(req *decision.Request, v policy.Verdict, ops []policy.Opinion, memoryOK bool) []string {
+	if v != policy.Prompt || !memoryOK || personNeeded(ops) || p.canned(req) {
 		return nil
 	}
 	return p.c.Reviewers.For(req)

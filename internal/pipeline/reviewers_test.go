@@ -18,6 +18,9 @@ import (
 	"github.com/askperm/askperm/internal/state"
 )
 
+// verbsRequire is the verb policy's always_require asking a person.
+var verbsRequire = policy.Opinion{Verdict: policy.Prompt, By: decision.FrontendRules, Cause: decision.CauseRule, Source: "verbs", Name: "always_require"}
+
 // chainOf is the chain of fake reviewers (name, mode, args...), each
 // logging to log when asked.
 func chainOf(t *testing.T, log string, rs ...[]string) *reviewer.Chain {
@@ -61,9 +64,13 @@ func TestReviewersInTheOrderOfSteps(t *testing.T) {
 		{name: "all abstain: the person", reviewers: [][]string{{"a", "abstain"}, {"b", "garbage"}}, decision: "allow", cause: "user", frontend: "tui", asked: []string{"a", "b"}, person: true},
 		{name: "rules allow", policy: []policy.Opinion{ruleAllow}, reviewers: [][]string{{"a", "deny", "x"}}, decision: "allow", cause: "rule", frontend: "rules"},
 		{name: "rules deny", policy: []policy.Opinion{ruleDeny}, reviewers: [][]string{{"a", "allow"}}, decision: "deny", cause: "rule", frontend: "rules", message: "ask a human"},
-		{name: "rules prompt", policy: []policy.Opinion{rulePrompt}, reviewers: [][]string{{"a", "allow"}}, decision: "allow", cause: "reviewer", frontend: "reviewer", asked: []string{"a"}},
-		{name: "before canned answers", reviewers: [][]string{{"a", "deny", "no"}}, canned: true, decision: "deny", cause: "reviewer", frontend: "reviewer", message: "no", asked: []string{"a"}},
-		{name: "abstain, then canned", reviewers: [][]string{{"a", "abstain"}}, canned: true, decision: "allow", cause: "user", frontend: "answers", asked: []string{"a"}},
+		// A source that asks a person is not answered by a reviewer: a
+		// rule's decision = "prompt", the verb policy's always_require.
+		{name: "rules prompt: the person", policy: []policy.Opinion{rulePrompt}, reviewers: [][]string{{"a", "allow"}}, decision: "allow", cause: "user", frontend: "tui", person: true},
+		{name: "verbs require: the person", policy: []policy.Opinion{verbsRequire}, reviewers: [][]string{{"a", "deny", "no"}}, decision: "allow", cause: "user", frontend: "tui", person: true},
+		{name: "rules allow, verbs require: the person", policy: []policy.Opinion{ruleAllow, verbsRequire}, reviewers: [][]string{{"a", "allow"}}, decision: "allow", cause: "user", frontend: "tui", person: true},
+		// A canned answer is the person's answer given in advance.
+		{name: "canned answers, no reviewer", reviewers: [][]string{{"a", "deny", "no"}}, canned: true, decision: "allow", cause: "user", frontend: "answers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "asked")
@@ -183,7 +190,8 @@ func TestCheckNamesReviewers(t *testing.T) {
 		want   []string
 	}{
 		{nil, []string{"a", "b"}},
-		{[]policy.Opinion{rulePrompt}, []string{"a", "b"}},
+		{[]policy.Opinion{rulePrompt}, nil},
+		{[]policy.Opinion{verbsRequire}, nil},
 		{[]policy.Opinion{ruleAllow}, nil},
 		{[]policy.Opinion{ruleDeny}, nil},
 	} {
@@ -195,5 +203,61 @@ func TestCheckNamesReviewers(t *testing.T) {
 	}
 	if got := reviewertest.Asked(t, log); got != nil {
 		t.Errorf("check ran %q", got)
+	}
+}
+
+// A canned deny-once is the person's answer: a reviewer allowing never
+// overrides it (nor is it asked).
+func TestReviewersNeverOverCannedDeny(t *testing.T) {
+	canned, err := answers.Single("deny-once", "not now")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "asked")
+	p := pipe(Config{Reviewers: chainOf(t, log, []string{"a", "allow"}), Answers: canned, Memory: &Memory{Dir: t.TempDir()}}, answering{form.AllowOnce, new(int)})
+	d, err := decideRaw(t, context.Background(), p, `{"tool":"delete_branch","action":"write"}`)
+	if err != nil || d.Decision != "deny" || d.Frontend != "answers" {
+		t.Errorf("got %+v, %v", d, err)
+	}
+	if got := reviewertest.Asked(t, log); got != nil {
+		t.Errorf("reviewers asked %q", got)
+	}
+}
+
+// Property: over every set of opinions of a pool, a reviewer is asked
+// exactly when the opinions leave a question no source asked a person
+// for, and never decides a request a source sent to a person.
+func TestReviewersOnlyForUndecided(t *testing.T) {
+	pool := []policy.Opinion{ruleAllow, rulePrompt, ruleDeny, verbsRequire, abstain}
+	for mask := range 1 << len(pool) {
+		var ops []policy.Opinion
+		for i, o := range pool {
+			if mask&(1<<i) != 0 {
+				ops = append(ops, o)
+			}
+		}
+		log := filepath.Join(t.TempDir(), "asked")
+		p := pipe(Config{Policy: []Source{source(ops...)}, Reviewers: chainOf(t, log, []string{"a", "allow"}), Memory: &Memory{Dir: t.TempDir()}}, answering{form.DenyOnce, new(int)})
+		d, err := decideRaw(t, context.Background(), p, `{"tool":"read_file","action":"read"}`)
+		v, _ := policy.Combine(ops)
+		want := v == policy.Prompt && !slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.Verdict == policy.Prompt })
+		got := reviewertest.Asked(t, log) != nil
+		if err != nil || got != want || (!want && d.Frontend == "reviewer") {
+			t.Errorf("%v: reviewer asked %v (want %v), decision %+v, %v", ops, got, want, d, err)
+		}
+	}
+}
+
+// A reviewer's deny counts for the denial breaker as any deny the agent
+// receives: rewording a denied request again and again trips it.
+func TestReviewerDenyCountsForBreaker(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "asked")
+	mem := &Memory{Dir: t.TempDir(), SessionIdle: time.Hour, Breaker: state.Breaker{Session: state.Thresholds{Consecutive: 3}}}
+	p := pipe(Config{Reviewers: chainOf(t, log, []string{"a", "deny", "no"}), Memory: mem}, answering{form.AllowOnce, new(int)})
+	for i, wantStop := range []bool{false, false, true} {
+		d, err := decideRaw(t, context.Background(), p, `{"tool":"read_file","action":"read","session_id":"s1","arguments":{"n":`+string(rune('0'+i))+`}}`)
+		if err != nil || d.Frontend != "reviewer" || d.Stop != wantStop {
+			t.Errorf("%d: got %+v, %v; want stop %v", i, d, err, wantStop)
+		}
 	}
 }
