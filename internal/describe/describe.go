@@ -195,6 +195,21 @@ func dimension(name, s, workdir string) (decision.Dimension, bool) {
 	return d, true
 }
 
+// IsPath reports whether d is a dimension Describe makes of a path: not
+// a command line nor a URL, not the arguments bound whole ("arguments",
+// "other arguments"), and named as a path argument is (pathNames) or
+// holding an absolute path. A dimension the caller wrote is judged the
+// same way, by its name and value.
+func IsPath(d decision.Dimension) bool {
+	lower := strings.ToLower(d.Name)
+	switch {
+	case d.IsShell(), d.Value == "", strings.Contains(d.Value, "://"),
+		lower == "arguments", strings.HasPrefix(lower, "other arguments"):
+		return false
+	}
+	return path.IsAbs(d.Value) || slices.Contains(pathNames, lower)
+}
+
 // Offerable reports whether scope s of dimension d covers d's value for
 // an allow, as a remembered rule will judge it: on a command line (syntax
 // shell), an exact scope the whole line as written, any other kind each

@@ -280,3 +280,23 @@ func allStatic(line string) bool {
 	l := shell.Split(line)
 	return l.Parsed && !slices.ContainsFunc(l.Commands, func(c shell.Command) bool { return !c.Static() })
 }
+
+// IsPath knows the path dimensions Describe makes, and never the
+// arguments bound whole, a URL or a command line.
+func TestIsPath(t *testing.T) {
+	req, err := Describe(Call{Tool: "t", Arguments: json.RawMessage(`{"path":"a/b","url":"https://x.org/a","command":"ls","pattern":"../../.ssh/*","abs":"/etc/x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"path": true, "abs": true, "url": false, "command": false, "other arguments": false}
+	for _, d := range req.Dimensions {
+		if w, ok := want[d.Name]; !ok || IsPath(d) != w {
+			t.Errorf("%s = %q: IsPath %v", d.Name, d.Value, IsPath(d))
+		}
+	}
+	for _, d := range []decision.Dimension{{Name: "arguments", Value: "/x"}, {Name: "Other Arguments'", Value: "/x"}, {Name: "path", Value: ""}} {
+		if IsPath(d) {
+			t.Errorf("%+v is a path", d)
+		}
+	}
+}

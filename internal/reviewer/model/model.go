@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,7 +32,9 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/describe"
 	"github.com/askperm/askperm/internal/realpath"
+	"github.com/askperm/askperm/internal/secretpath"
 )
 
 // ErrAbstain is the error of a review that ends in an abstention; the
@@ -121,17 +124,30 @@ func abstain(format string, args ...any) error {
 }
 
 // Guarded says why req may not be allowed by the model whatever it says,
-// "" when it may. Only a read may be: its action "read"; not annotated
-// destructive; no command line and no URL among its dimensions, and every
-// other value, a path, inside its absolute workdir, as written and with
-// links resolved; no grant but reads (a name "read" or ending ".read", as
-// fs.read). Request text is quoted (%q): this reaches a terminal.
+// "" when it may. Only a read of named files may be: its action "read";
+// annotated openWorldHint false (a tool that may reach the outside world
+// can send what it reads) and not destructive; at least one dimension,
+// and every dimension a path (describe.IsPath: not a command line, a
+// URL, the arguments or other arguments), inside its workdir, as written
+// and with links resolved, and no secret (secretpath); a workdir that is
+// absolute and neither / nor the home directory nor above it; no grant
+// but reads (a name "read" or ending ".read", as fs.read). Request text
+// is quoted (%q): this reaches a terminal.
 func Guarded(req *decision.Request) string {
 	if !strings.EqualFold(req.Action, "read") {
 		return fmt.Sprintf("its action is %q, not read", req.Action)
 	}
-	if a := req.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
+	a := req.Annotations
+	switch {
+	case a != nil && a.DestructiveHint != nil && *a.DestructiveHint:
 		return "the tool is annotated destructive"
+	case a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint:
+		return "the tool does not say openWorldHint false: it may reach the outside world"
+	case len(req.Dimensions) == 0:
+		return "it names no path"
+	}
+	if why := broadWorkdir(req.Workdir); why != "" {
+		return why
 	}
 	for _, d := range req.Dimensions {
 		switch {
@@ -139,6 +155,8 @@ func Guarded(req *decision.Request) string {
 			return "it runs a command line"
 		case !decision.IsPath(d.Value):
 			return fmt.Sprintf("%q is a URL", d.Value)
+		case !describe.IsPath(d):
+			return fmt.Sprintf("its dimension %q is not a path", d.Name)
 		}
 		if why := outside(d.Value, req.Workdir); why != "" {
 			return why
@@ -153,12 +171,36 @@ func Guarded(req *decision.Request) string {
 	return ""
 }
 
-// outside says why the path p is not inside the workdir wd, "" when it
-// is, as written and with links resolved (realpath.Of).
-func outside(p string, wd *decision.Workdir) string {
+// broadWorkdir says why wd cannot bound what a read may reach, "" when
+// it can: it must be absolute, and neither / nor the home directory nor
+// a folder above it (as written and with links resolved).
+func broadWorkdir(wd *decision.Workdir) string {
 	if wd == nil || !filepath.IsAbs(wd.Value) {
-		return fmt.Sprintf("it names %q and has no absolute workdir", p)
+		return "it has no absolute workdir"
 	}
+	dir := filepath.Clean(wd.Value)
+	forms := []string{dir}
+	if r, ok := realpath.Of(dir); ok {
+		forms = append(forms, r)
+	}
+	home, err := os.UserHomeDir()
+	for _, f := range forms {
+		switch {
+		case f == "/":
+			return "its workdir is /"
+		case err != nil || home == "":
+			return "the home directory is unknown, so a workdir cannot be judged"
+		case within(filepath.Clean(home), f):
+			return fmt.Sprintf("its workdir %q is the home directory or above it", wd.Value)
+		}
+	}
+	return ""
+}
+
+// outside says why the path p is not inside the workdir wd, or is a
+// secret, "" when it is inside and no secret, as written and with links
+// resolved (realpath.Of).
+func outside(p string, wd *decision.Workdir) string {
 	dir := filepath.Clean(wd.Value)
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
@@ -171,6 +213,8 @@ func outside(p string, wd *decision.Workdir) string {
 		return fmt.Sprintf("%q is outside the workdir", p)
 	case !ok || !okDir || !within(rp, rdir):
 		return fmt.Sprintf("%q leads outside the workdir", p)
+	case secretpath.Is(p) || secretpath.Is(rp):
+		return fmt.Sprintf("%q may be a secret", p)
 	}
 	return ""
 }
