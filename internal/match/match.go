@@ -35,6 +35,9 @@ var fieldNames = [...]string{"tool", "server", "source", "action"}
 type Spec struct {
 	Fields     [4]*string        // Tool, Server, Source, Action
 	Dimensions map[string]string // dimension name -> glob on its value
+	// OnlyDimensions narrows an allow to requests with no dimension but
+	// those Dimensions names: a request that adds one is not covered.
+	OnlyDimensions bool
 }
 
 // Glob is a compiled glob and its number among a compiler's globs.
@@ -79,6 +82,7 @@ func (g Glob) deny() shell.Deny {
 type Matcher struct {
 	fields [4]Glob // p nil: not given
 	dims   []dimGlob
+	only   bool // Spec.OnlyDimensions
 }
 
 type dimGlob struct {
@@ -114,7 +118,7 @@ func (c *Compiler) Glob(pattern string) (Glob, error) {
 // Matcher compiles s, naming the first invalid glob ("tool: …",
 // "dimensions.path: …").
 func (c *Compiler) Matcher(s Spec) (Matcher, error) {
-	var m Matcher
+	m := Matcher{only: s.OnlyDimensions}
 	for i, src := range s.Fields {
 		if src == nil {
 			continue
@@ -165,7 +169,14 @@ func (p Part) Full() bool { return !slices.Contains(p.Covered, false) }
 // when m matches wholly). A matcher that covers two command lines only in
 // part allows nothing: its allow of a command of one line would hang on
 // what runs in the other.
+//
+// With OnlyDimensions, a request with a dimension m names no glob for is
+// not allowed: the dimensions a rule was written for are all it speaks
+// of.
 func (m Matcher) Allows(c *Cache) (ok bool, part *Part) {
+	if m.only && !m.namesAll(c.req.Dimensions) {
+		return false, nil
+	}
 	for i, g := range m.fields {
 		if g.p != nil && !c.Field(Field(i), g) {
 			return false, nil
@@ -193,11 +204,23 @@ func (m Matcher) Allows(c *Cache) (ok bool, part *Part) {
 	return true, part
 }
 
+// namesAll reports whether m holds a glob on every dimension of dims.
+func (m Matcher) namesAll(dims []decision.Dimension) bool {
+	for _, d := range dims {
+		if !slices.ContainsFunc(m.dims, func(g dimGlob) bool { return g.name == d.Name }) {
+			return false
+		}
+	}
+	return true
+}
+
 // Wide is Match for a deny (or a question): a dimension's value matches
 // in any of its forms (decision.Pattern.Denies), and a value read as a
 // command line matches when one of its simple commands does
 // (shell.Line.Denied), or Maybe, where the value is a command line
 // (shell.IsLine), when a computed command cannot be shown not to.
+// OnlyDimensions, which narrows an allow, has no part: a deny covers the
+// most.
 func (m Matcher) Wide(c *Cache) shell.Cover {
 	for i, g := range m.fields {
 		if g.p != nil && !c.Field(Field(i), g) {

@@ -25,7 +25,7 @@ import (
 // decides anything a full load would not.
 
 // cacheVersion changes whenever cached's form or its meaning does.
-const cacheVersion = 4
+const cacheVersion = 5
 
 // cached is a cache file's contents.
 type cached struct {

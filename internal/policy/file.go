@@ -37,6 +37,9 @@ type ruleTOML struct {
 	Match         []map[string]any  `toml:"match" json:",omitempty"`
 	NotMatch      []map[string]any  `toml:"not_match" json:",omitempty"`
 	MatchAll      bool              `toml:"match_all" json:",omitempty"`
+	// OnlyDimensions: an allow covers no request with a dimension the
+	// rule's dimensions do not name.
+	OnlyDimensions bool `toml:"only_dimensions" json:",omitempty"`
 }
 
 type predicateTOML struct {
@@ -203,7 +206,7 @@ func (c *compiler) rule(file string, n int, rt *ruleTOML) (*Rule, []example, err
 	}
 	r.Verdict = v
 	var err error
-	spec := match.Spec{Fields: [4]*string{rt.Tool, rt.Server, rt.Source, rt.Action}, Dimensions: rt.Dimensions}
+	spec := match.Spec{Fields: [4]*string{rt.Tool, rt.Server, rt.Source, rt.Action}, Dimensions: rt.Dimensions, OnlyDimensions: rt.OnlyDimensions}
 	if r.match, err = c.globs.Matcher(spec); err != nil {
 		return nil, nil, fail("%v", err)
 	}

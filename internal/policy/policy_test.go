@@ -207,7 +207,7 @@ dimensions = { path = "/etc/*" }
 // rule and the problem.
 func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
-		{"[[rule]]\ncolour = \"red\"\n", `rules.toml: unknown key "rule.colour" (valid here: name, decision, message, justification, tool, server, source, action, dimensions, when, match, not_match, match_all)`},
+		{"[[rule]]\ncolour = \"red\"\n", `rules.toml: unknown key "rule.colour" (valid here: name, decision, message, justification, tool, server, source, action, dimensions, when, match, not_match, match_all, only_dimensions)`},
 		{"[[rule]]\ndecision = \"maybe\"\n", `rules.toml: rule "rules.toml#1": decision: "maybe" is none of allow, prompt, deny`},
 		{"[[rule]]\nname = \"x\"\ntool = \"a[\"\n", `rule "x": tool: `},
 		{"[[rule]]\ndimensions = { p = \"{a\" }\n", `dimensions.p: `},
@@ -315,5 +315,52 @@ tool = "Bash"
 		if v, _ := Combine(ops); v != want {
 			t.Errorf("%s: %v, want %v (%s)", cmd, v, want, names(ops))
 		}
+	}
+}
+
+// only_dimensions: an allow covers no request with a dimension the rule
+// does not name; a deny with it still covers the most. Property: over
+// generated extra dimensions, any one added makes the allow abstain.
+func TestOnlyDimensions(t *testing.T) {
+	p := parse(t, `
+[[rule]]
+name = "edit-src"
+server = "fs"
+tool = "edit"
+only_dimensions = true
+dimensions = { path = "/p/src/*" }
+[[rule.match]]
+server = "fs"
+tool = "edit"
+action = "write"
+dimensions = [ { name = "path", value = "/p/src/a.go" } ]
+[[rule.not_match]]
+server = "fs"
+tool = "edit"
+action = "write"
+dimensions = [ { name = "path", value = "/p/src/a.go" }, { name = "other arguments", value = "{\"mode\":\"truncate\"}" } ]
+
+[[rule]]
+name = "no-etc"
+decision = "deny"
+tool = "edit"
+only_dimensions = true
+dimensions = { path = "/etc/*" }
+`)
+	opinion := func(raw string) string { return names(p.Opinions(req(t, raw))) }
+	if got := opinion(`{"server":"fs","tool":"edit","action":"write","dimensions":[{"name":"path","value":"/p/src/a.go"}]}`); got != "edit-src:allow" {
+		t.Errorf("the rule's own dimensions: %q", got)
+	}
+	for _, extra := range []string{"other arguments", "content", "mode", "path'", "Path", "arguments"} {
+		raw := `{"server":"fs","tool":"edit","action":"write","dimensions":[{"name":"path","value":"/p/src/a.go"},{"name":"` + extra + `","value":"x"}]}`
+		if got := opinion(raw); got != "" {
+			t.Errorf("with %q: %q", extra, got)
+		}
+	}
+	if got := opinion(`{"tool":"edit","action":"write","dimensions":[{"name":"path","value":"/etc/passwd"},{"name":"mode","value":"x"}]}`); got != "no-etc:deny" {
+		t.Errorf("a deny with only_dimensions: %q", got)
+	}
+	if _, err := Parse("rules.toml", []byte("[[rule]]\ntool = \"x\"\nonly_dimensions = true\ndimensions = { path = \"/p/*\" }\n[[rule.match]]\ntool = \"x\"\naction = \"read\"\ndimensions = [ { name = \"path\", value = \"/p/a\" }, { name = \"mode\", value = \"w\" } ]\n")); err == nil {
+		t.Error("a match example with an extra dimension loaded")
 	}
 }
