@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +46,7 @@ func File(rules []Rule) []byte {
 			fmt.Fprintf(&b, " %s = %s", quote(name), quote(r.Dimensions[name]))
 		}
 		b.WriteString(" }\n")
+		b.WriteString("only_dimensions = true\n")
 		for _, ex := range distinct(r.Sources, false) {
 			b.WriteString("[[rule.match]]\n")
 			writeExample(&b, ex)
@@ -126,14 +128,18 @@ func quote(s string) string {
 }
 
 // probe is a file name no request is expected to name: a folder rule
-// covering it in / or the home directory is wider than its requests.
+// covering it in / or the home directory is wider than its requests. As
+// a dimension's name, one no request is expected to have: a rule that
+// allows a source with it added leaves dimensions open.
 const probe = ".askperm-probe"
 
 // Check loads the rules file at file with the rules loader (its examples
 // checked as for any rules file) and checks it against what was read:
 // the file allows every request each of rules came from, and allows no
 // request a person denied; each rule names every dimension of its
-// requests (no `any`), and none covers `/` or the home directory whole.
+// requests (no `any`) and allows none with a dimension more (a source
+// with one added is not allowed), and none covers `/` or the home
+// directory whole.
 func (s *Suggester) Check(file string, rules []Rule) error {
 	p, err := policy.Load("", []string{file}, "")
 	if err != nil {
@@ -152,6 +158,11 @@ func (s *Suggester) Check(file string, rules []Rule) error {
 				if _, ok := r.Dimensions[d.Name]; !ok {
 					return fmt.Errorf("rule %q leaves dimension %q out: wider than the requests it came from", r.Name, d.Name)
 				}
+			}
+			more := *src
+			more.Dimensions = append(slices.Clip(src.Dimensions), decision.Dimension{Name: probe, Value: probe})
+			if allowed(&more) {
+				return fmt.Errorf("rule %q allows a request it came from with a dimension more: wider than the requests it came from", r.Name)
 			}
 		}
 		if err := r.notWide(s.opt.Home); err != nil {

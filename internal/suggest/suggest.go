@@ -314,7 +314,8 @@ func (s *Suggester) ruleOf(g []*logged, k levelKind) *Rule {
 	return r
 }
 
-// spec is r's matcher: its fields and dimensions as globs.
+// spec is r's matcher: its fields and dimensions as globs, and no
+// dimension besides (only_dimensions).
 func (r *Rule) spec() match.Spec {
 	var f [4]*string
 	for i, v := range []string{r.Tool, r.Server, r.Source, r.Action} {
@@ -323,7 +324,7 @@ func (r *Rule) spec() match.Spec {
 			f[i] = &g
 		}
 	}
-	return match.Spec{Fields: f, Dimensions: r.Dimensions}
+	return match.Spec{Fields: f, Dimensions: r.Dimensions, OnlyDimensions: true}
 }
 
 // exactGlob is the glob matching d's value alone: on a command line, its

@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/policy"
 )
 
@@ -225,7 +227,7 @@ func TestCheckRefuses(t *testing.T) {
 	}{
 		{"the home directory", "wider than the requests", func(r []Rule) { r[2].Dimensions["path"] = "/home/a/**" }},
 		{"/", "wider than the requests", func(r []Rule) { r[2].Dimensions["path"] = "/**" }},
-		{"a dimension left out", "leaves dimension", func(r []Rule) { r[2].Dimensions = map[string]string{} }},
+		{"a dimension left out", "does not match its own example", func(r []Rule) { r[2].Dimensions = map[string]string{} }},
 		{"a denied request", "a person denied", func(r []Rule) { r[1].Dimensions["command"] = "rm -rf *" }},
 		{"a deny's neighbour", "a person denied", func(r []Rule) { r[0].Dimensions["command"] = "{go test *,rm -rf /home/a/src}" }},
 		{"a source not in it", "does not match its own example", func(r []Rule) { r[0].Dimensions["command"] = "go test ./..." }},
@@ -251,5 +253,38 @@ func TestCheckRefuses(t *testing.T) {
 				t.Fatalf("a file with %s: %v, want an error saying %q:\n%s", c.name, err, c.want, File(changed))
 			}
 		})
+	}
+}
+
+// A suggested rule pins its dimension set: rules from MCP calls that
+// carried only a path allow no call that adds another dimension
+// (only_dimensions); a file without it is refused by Check.
+func TestSuggestPinsDimensions(t *testing.T) {
+	g := &gen{}
+	for _, p := range []string{"/home/a/p/src/a.go", "/home/a/p/src/b.go", "/home/a/p/src/a.go", "/home/a/p/src/b.go", "/home/a/p/src/c.go"} {
+		g.person("allow", "fs", "edit", "write", "path", p)
+	}
+	s, rules := suggestFrom(g.entries, 5)
+	if len(rules) != 1 {
+		t.Fatalf("rules %+v", rules)
+	}
+	file := checkFile(t, s, rules)
+	p, err := policy.Load("", []string{file}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range []string{"other arguments", "content", "mode"} {
+		more := *rules[0].Sources[0]
+		more.Dimensions = append(more.Dimensions[:len(more.Dimensions):len(more.Dimensions)], decision.Dimension{Name: extra, Value: `{"mode":"truncate","content":"rm -rf ~"}`})
+		if v, _ := policy.Combine(p.Opinions(&more)); v == policy.Allow {
+			t.Errorf("allowed with %q added", extra)
+		}
+	}
+	open := filepath.Join(t.TempDir(), "open.toml")
+	if err := os.WriteFile(open, bytes.ReplaceAll(File(rules), []byte("only_dimensions = true\n"), nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(open, rules); err == nil || !strings.Contains(err.Error(), "a dimension more") {
+		t.Errorf("a file leaving dimensions open: %v", err)
 	}
 }
