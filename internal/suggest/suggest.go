@@ -21,6 +21,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/describe"
 	"github.com/askperm/askperm/internal/match"
+	"github.com/askperm/askperm/internal/secretpath"
 	"github.com/askperm/askperm/internal/shell"
 )
 
@@ -61,20 +62,24 @@ type logged struct {
 	// inexact): only then can a rule be proposed from it.
 	exact bool
 	req   *decision.Request
-	// ladder is the scopes that may cover the request's one widened
-	// dimension, widest first, the value exactly last; fixed is the key
-	// of everything else, which a group's requests share.
-	ladder []level
-	fixed  string
+	// wide is the request's one dimension a rule may widen (the first,
+	// by name, that has a scope wider than its value), nil when none;
+	// fixed is the key of everything else and of wide's name, kind and
+	// unit, which a family's requests share.
+	wide  *level
+	fixed string
 }
 
-// level is one scope a group may take on its widened dimension.
+// level is the scope a family's rule may widen a dimension to.
 type level struct {
-	kind  levelKind
-	key   string // the folder, the command's first words, the origin, the value
+	kind levelKind
+	// unit is the folder, the command's first words or the origin: the
+	// values sharing it may be widened together.
+	unit  string
 	dim   string
 	value string
-	more  bool // words: the command has words past its first
+	glob  string // the value exactly, as a glob
+	more  bool   // words: the command has words past its first
 }
 
 type levelKind int
@@ -133,8 +138,8 @@ func (s *Suggester) Add(e Entry) {
 		return
 	}
 	if l.exact {
-		l.ladder, l.fixed = s.ladderOf(l.req)
-		if l.ladder != nil {
+		var ok bool
+		if l.wide, l.fixed, ok = s.shapeOf(l.req); ok {
 			s.approved = append(s.approved, l)
 		}
 	}
@@ -153,65 +158,71 @@ func requestOf(e Entry) *decision.Request {
 	return r
 }
 
-// ladderOf is the scopes of req's widened dimension (the first, by name,
-// that has a scope wider than its value) and the key of the rest; nil
-// when no rule could cover req as the rules read it.
-func (s *Suggester) ladderOf(req *decision.Request) ([]level, string) {
+// shapeOf is req's widened dimension, nil when none, and the key of the
+// rest; false when no rule may be proposed for req: a tool or a server
+// missing (a rule would leave it open: any), a value no glob of a rules
+// file covers alone, or one that names a secret (secretpath).
+func (s *Suggester) shapeOf(req *decision.Request) (*level, string, bool) {
+	if req.Tool == "" || req.Server == "" {
+		return nil, "", false
+	}
 	key := []string{req.Tool, req.Server, req.Source, req.Action}
-	var ladder []level
+	var wide *level
 	for _, d := range req.Dimensions {
-		l, ok := s.levels(d)
+		l, ok := s.levelOf(d)
 		if !ok {
-			return nil, ""
+			return nil, "", false
 		}
-		if ladder == nil && len(l) > 1 {
-			ladder = l
-			key = append(key, d.Name, string(d.Syntax), "")
+		if wide == nil && l.kind != levelExact {
+			wide = &l
+			key = append(key, d.Name, string(d.Syntax), strconv.Itoa(int(l.kind)), l.unit)
 			continue
 		}
 		key = append(key, d.Name, string(d.Syntax), string(d.Shell), d.Value)
 	}
-	if ladder == nil {
-		ladder = []level{{kind: levelExact}} // every dimension exactly
-	}
-	return ladder, strings.Join(key, "\x00")
+	return wide, strings.Join(key, "\x00"), true
 }
 
-// levels is the scopes that may cover d, widest first, exactly last;
-// false when no glob of a rules file covers d's value alone.
-func (s *Suggester) levels(d decision.Dimension) ([]level, bool) {
-	exact := level{kind: levelExact, key: d.Value, dim: d.Name, value: d.Value}
+// levelOf is the scope a rule may widen d to, of kind levelExact when
+// none; false when no glob of a rules file covers d's value alone or it
+// names a secret. A folder is never / nor the home directory nor above
+// it, nor a dot-folder or below one.
+func (s *Suggester) levelOf(d decision.Dimension) (level, bool) {
+	exact := level{kind: levelExact, dim: d.Name, value: d.Value, glob: describe.GlobLiteral(d.Value)}
 	if d.IsShell() {
 		l := shell.Of(d)
 		if !l.Parsed || len(l.Commands) != 1 || !describe.Plain(l.Commands[0]) {
-			return nil, false // a rule's glob judges each command: one alone is kept
+			return level{}, false // a rule's glob judges each command: one alone is kept
 		}
 		c := l.Commands[0]
-		exact.key = c.MatchText()
+		for _, w := range strings.Fields(c.MatchText()) {
+			if secretpath.Is(w) {
+				return level{}, false
+			}
+		}
+		exact.glob = describe.GlobLiteral(c.MatchText())
 		// A lead whose words the rules read quoted (shell.Command.MatchText)
 		// is kept exactly: a glob of its words as written would not match.
 		if lead, ok := describe.Lead(c); ok && (c.MatchText() == lead || strings.HasPrefix(c.MatchText(), lead+" ")) {
-			return []level{{kind: levelWords, key: lead, dim: d.Name, value: d.Value, more: c.MatchText() != lead}, exact}, true
+			exact.kind, exact.unit, exact.more = levelWords, lead, c.MatchText() != lead
 		}
-		return []level{exact}, true
+		return exact, true
+	}
+	if secretpath.Is(d.Value) {
+		return level{}, false
 	}
 	if o := describe.Origin(d.Value); o != "" {
-		if o == d.Value {
-			return []level{exact}, true
+		if o != d.Value {
+			exact.kind, exact.unit = levelOrigin, o
 		}
-		return []level{{kind: levelOrigin, key: o, dim: d.Name, value: d.Value}, exact}, true
+		return exact, true
 	}
 	if path.IsAbs(d.Value) && path.Clean(d.Value) == d.Value {
-		var out []level
-		for dir := path.Dir(d.Value); dir != "/"; dir = path.Dir(dir) {
-			if !s.tooWide(dir) {
-				out = append(out, level{kind: levelFolder, key: dir, dim: d.Name, value: d.Value})
-			}
+		if dir := path.Dir(d.Value); dir != "/" && !s.tooWide(dir) && !strings.Contains(dir, "/.") {
+			exact.kind, exact.unit = levelFolder, dir
 		}
-		slices.Reverse(out)
-		return append(out, exact), true
 	}
-	return []level{exact}, true
+	return exact, true
 }
 
 // tooWide reports whether dir is the home directory or above it.
@@ -220,32 +231,44 @@ func (s *Suggester) tooWide(dir string) bool {
 }
 
 // Rules are the rules proposed for what was read, named suggested-N.
-// Each request walks its ladder from the widest scope and joins the first
-// group that is eligible: approved at least Min times, and whose rule
-// covers no request a person denied.
+// The requests that differ only in one dimension's value within one unit
+// of it (a folder's files, a command's first words, a URL's origin: a
+// family) make one rule when approved at least Min times together, whose
+// glob there is the narrowest covering them (narrowest); one whose rule
+// would reach a request a person denied falls back to its identical
+// requests, each set of them a rule of its own when approved Min times.
+// No rule widens past one folder, so none reaches a folder's sub-folders
+// or dot-files.
 func (s *Suggester) Rules() []Rule {
-	groups := map[string][]*logged{} // by fixed key and level
+	var order []string
+	families := map[string][]*logged{}
 	for _, l := range s.approved {
-		for i := range l.ladder {
-			k := groupKey(l, i)
-			groups[k] = append(groups[k], l)
+		if families[l.fixed] == nil {
+			order = append(order, l.fixed)
 		}
+		families[l.fixed] = append(families[l.fixed], l)
 	}
-	eligible := map[string]*Rule{}
 	var out []Rule
-	for _, l := range s.approved {
-		for i := range l.ladder {
-			k := groupKey(l, i)
-			r, seen := eligible[k]
-			if !seen {
-				r = s.ruleOf(groups[k], l.ladder[i].kind)
-				eligible[k] = r
-				if r != nil {
-					out = append(out, *r)
-				}
-			}
+	for _, k := range order {
+		g := families[k]
+		if r := s.ruleOf(g, s.narrowest(g)); r != nil || g[0].wide == nil {
 			if r != nil {
-				break
+				out = append(out, *r)
+			}
+			continue
+		}
+		var same []string
+		exact := map[string][]*logged{}
+		for _, l := range g {
+			k := keyOf(l.req)
+			if exact[k] == nil {
+				same = append(same, k)
+			}
+			exact[k] = append(exact[k], l)
+		}
+		for _, k := range same {
+			if r := s.ruleOf(exact[k], exact[k][0].wide.glob); r != nil {
+				out = append(out, *r)
 			}
 		}
 	}
@@ -256,28 +279,59 @@ func (s *Suggester) Rules() []Rule {
 	return out
 }
 
-// groupKey is the group of l at level i of its ladder.
-func groupKey(l *logged, i int) string {
-	return l.fixed + "\x01" + strconv.Itoa(int(l.ladder[i].kind)) + "\x01" + l.ladder[i].key
+// narrowest is the glob on the widened dimension of family g: the
+// unit's scope when at least two distinct values share it (a folder's
+// files but its dot-files: dir/[!.]*; the first words and more; the
+// origin), else the value exactly; with the first words alone beside them
+// when approved alone. "" when g has no widened dimension.
+func (s *Suggester) narrowest(g []*logged) string {
+	if g[0].wide == nil {
+		return ""
+	}
+	var bare, more []string
+	for _, l := range g {
+		w := l.wide
+		list := &more
+		if w.kind == levelWords && !w.more {
+			list = &bare
+		}
+		if !slices.Contains(*list, w.glob) {
+			*list = append(*list, w.glob)
+		}
+	}
+	w := g[0].wide
+	if len(more) >= 2 {
+		switch w.kind {
+		case levelFolder:
+			more = []string{describe.GlobLiteral(w.unit) + "/[!.]*"}
+		case levelWords:
+			more = []string{describe.GlobLiteral(w.unit) + " *"}
+		default:
+			more = []string{describe.GlobLiteral(w.unit) + "**"}
+		}
+	}
+	pieces := append(bare, more...)
+	if len(pieces) == 1 {
+		return pieces[0]
+	}
+	return "{" + strings.Join(pieces, ",") + "}" // a command's words: no path form
 }
 
-// ruleOf is the rule of group g, whose requests share a level of kind
-// k, or nil when it is not eligible.
-func (s *Suggester) ruleOf(g []*logged, k levelKind) *Rule {
+// ruleOf is the rule of family g whose widened dimension's glob is glob,
+// or nil when it is not eligible: approved fewer than Min times, or
+// reaching a request a person denied.
+func (s *Suggester) ruleOf(g []*logged, glob string) *Rule {
 	if len(g) < s.opt.Min {
 		return nil
 	}
 	first := g[0].req
 	r := &Rule{Tool: first.Tool, Server: first.Server, Source: first.Source, Action: first.Action,
 		Dimensions: map[string]string{}, Approved: len(g), First: g[0].time, Last: g[0].time}
-	widened := g[0].ladder[0].dim
 	for _, d := range first.Dimensions {
-		if d.Name != widened || k == levelExact {
-			r.Dimensions[d.Name] = exactGlob(d)
-		}
+		r.Dimensions[d.Name] = exactGlob(d)
 	}
-	if k != levelExact {
-		r.Dimensions[widened] = s.widenedGlob(g, k)
+	if w := g[0].wide; w != nil {
+		r.Dimensions[w.dim] = glob
 	}
 	m, err := match.NewCompiler().Matcher(r.spec())
 	if err != nil {
@@ -334,51 +388,6 @@ func exactGlob(d decision.Dimension) string {
 		return describe.GlobLiteral(shell.Of(d).Commands[0].MatchText())
 	}
 	return describe.GlobLiteral(d.Value)
-}
-
-// widenedGlob is the narrowest glob of kind k covering the widened
-// dimension of every request of g: the deepest folder holding them all
-// (`dir/*` when they are all in it, `dir/**` when below), the first words
-// (`go test *`, with `go test` alone too when a request was that), the
-// origin.
-func (s *Suggester) widenedGlob(g []*logged, k levelKind) string {
-	levelOf := func(l *logged) level {
-		i := slices.IndexFunc(l.ladder, func(x level) bool { return x.kind == k })
-		return l.ladder[i]
-	}
-	switch k {
-	case levelWords:
-		lead := describe.GlobLiteral(levelOf(g[0]).key)
-		bare, more := false, false
-		for _, l := range g {
-			m := levelOf(l).more
-			bare, more = bare || !m, more || m
-		}
-		switch {
-		case bare && more:
-			return "{" + lead + "," + lead + " *}"
-		case more:
-			return lead + " *"
-		}
-		return lead
-	case levelOrigin:
-		return describe.GlobLiteral(levelOf(g[0]).key) + "**"
-	}
-	dir := path.Dir(levelOf(g[0]).value)
-	below := false
-	for _, l := range g[1:] {
-		v := levelOf(l).value
-		for !strings.HasPrefix(v, dir+"/") {
-			dir = path.Dir(dir)
-		}
-	}
-	for _, l := range g {
-		below = below || path.Dir(levelOf(l).value) != dir
-	}
-	if below {
-		return describe.GlobLiteral(dir) + "/**"
-	}
-	return describe.GlobLiteral(dir) + "/*"
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,20 +59,20 @@ func example() *gen {
 	g := &gen{}
 	tests := []string{"go test ./...", "go test -run TestX ./pkg", "go test -count=1 ./cmd/", "go test ./internal/..."}
 	for i := range 20 {
-		g.person("allow", "", "Bash", "exec", "$command", tests[i%len(tests)])
+		g.person("allow", "cc", "Bash", "exec", "$command", tests[i%len(tests)])
 	}
 	// rm -rf build/x approved six times, rm -rf ~/src denied once: the
 	// rule is narrowed to the command approved, exactly.
 	for range 6 {
-		g.person("allow", "", "Bash", "exec", "$command", "rm -rf build/x")
+		g.person("allow", "cc", "Bash", "exec", "$command", "rm -rf build/x")
 	}
-	g.person("deny", "", "Bash", "exec", "$command", "rm -rf /home/a/src")
+	g.person("deny", "cc", "Bash", "exec", "$command", "rm -rf /home/a/src")
 	// Below the minimum.
 	for range 4 {
-		g.person("allow", "", "Bash", "exec", "$command", "git status")
+		g.person("allow", "cc", "Bash", "exec", "$command", "git status")
 	}
-	// Reads under one folder, and a secret beside it denied.
-	for _, p := range []string{"/home/a/p/src/a.go", "/home/a/p/src/b.go", "/home/a/p/src/sub/c.go", "/home/a/p/src/a.go", "/home/a/p/src/sub/d/e.go", "/home/a/p/src/b.go"} {
+	// Reads in one folder, one below it, and a secret beside it denied.
+	for _, p := range []string{"/home/a/p/src/a.go", "/home/a/p/src/b.go", "/home/a/p/src/c.go", "/home/a/p/src/a.go", "/home/a/p/src/sub/d/e.go", "/home/a/p/src/b.go"} {
 		g.person("allow", "fs", "read_file", "read", "path", p)
 	}
 	g.person("deny", "fs", "read_file", "read", "path", "/home/a/p/.env")
@@ -97,10 +98,10 @@ func example() *gen {
 	// Decided by others: canned answers, rules, memory, timeouts; and
 	// by a person, but with text the log did not keep as sent.
 	for range 10 {
-		g.add("allow", false, "", "Bash", "exec", "$command", "make build")
-		g.add("deny", false, "", "Bash", "exec", "$command", "go test ./...")
-		g.person("allow", "", "Bash", "exec", "$command", "make all").Inexact = true
-		g.person("prompt", "", "Bash", "exec", "$command", "make vet")
+		g.add("allow", false, "cc", "Bash", "exec", "$command", "make build")
+		g.add("deny", false, "cc", "Bash", "exec", "$command", "go test ./...")
+		g.person("allow", "cc", "Bash", "exec", "$command", "make all").Inexact = true
+		g.person("prompt", "cc", "Bash", "exec", "$command", "make vet")
 	}
 	return g
 }
@@ -126,9 +127,9 @@ func TestSuggestExample(t *testing.T) {
 		got = append(got, want{r.Tool, r.Server, r.Action, r.Dimensions, r.Approved})
 	}
 	exp := []want{
-		{"Bash", "", "exec", map[string]string{"command": "go test *"}, 20},
-		{"Bash", "", "exec", map[string]string{"command": "rm -rf build/x"}, 6},
-		{"read_file", "fs", "read", map[string]string{"path": "/home/a/p/src/**"}, 6},
+		{"Bash", "cc", "exec", map[string]string{"command": "go test *"}, 20},
+		{"Bash", "cc", "exec", map[string]string{"command": "rm -rf build/x"}, 6},
+		{"read_file", "fs", "read", map[string]string{"path": "/home/a/p/src/[!.]*"}, 5},
 		{"fetch", "web", "network", map[string]string{"url": "https://docs.example.org/**"}, 5},
 	}
 	if !reflect.DeepEqual(got, exp) {
@@ -168,6 +169,25 @@ func checkFile(t *testing.T, s *Suggester, rules []Rule) string {
 			t.Errorf("a denied request is allowed: %+v", d.req)
 		}
 	}
+	// No rule reaches a dot-file or a sub-folder beside a path it came
+	// from.
+	for _, r := range rules {
+		for _, src := range r.Sources {
+			for i, d := range src.Dimensions {
+				if d.IsShell() || !filepath.IsAbs(d.Value) {
+					continue
+				}
+				for _, probe := range []string{".env", ".x", "askperm-sub/x"} {
+					req := *src
+					req.Dimensions = slices.Clone(src.Dimensions)
+					req.Dimensions[i].Value = filepath.Join(filepath.Dir(d.Value), probe)
+					if v, _ := policy.Combine(p.Opinions(&req)); v == policy.Allow {
+						t.Errorf("rule %s allows %s", r.Name, req.Dimensions[i].Value)
+					}
+				}
+			}
+		}
+	}
 	return file
 }
 
@@ -189,7 +209,7 @@ func TestSuggestGenerated(t *testing.T) {
 			if rng.IntN(12) == 0 {
 				decided = "deny"
 			}
-			server := []string{"", "s1", "s2"}[rng.IntN(3)]
+			server := []string{"", "s1", "s2", "s2"}[rng.IntN(4)]
 			switch rng.IntN(3) {
 			case 0:
 				g.person(decided, server, "Bash", "exec", "$command", programs[rng.IntN(len(programs))]+args[rng.IntN(len(args))])
@@ -226,6 +246,7 @@ func TestCheckRefuses(t *testing.T) {
 		change     func(r []Rule)
 	}{
 		{"the home directory", "wider than the requests", func(r []Rule) { r[2].Dimensions["path"] = "/home/a/**" }},
+		{"a dot-file", "a person denied", func(r []Rule) { r[2].Dimensions["path"] = "/home/a/p/**" }},
 		{"/", "wider than the requests", func(r []Rule) { r[2].Dimensions["path"] = "/**" }},
 		{"a dimension left out", "does not match its own example", func(r []Rule) { r[2].Dimensions = map[string]string{} }},
 		{"a denied request", "a person denied", func(r []Rule) { r[1].Dimensions["command"] = "rm -rf *" }},
@@ -286,5 +307,85 @@ func TestSuggestPinsDimensions(t *testing.T) {
 	}
 	if err := s.Check(open, rules); err == nil || !strings.Contains(err.Error(), "a dimension more") {
 		t.Errorf("a file leaving dimensions open: %v", err)
+	}
+}
+
+// Allow narrow: identical approvals are never widened; a folder's scope
+// needs two distinct files in it and never reaches its dot-files or
+// sub-folders; no rule names a secret; a request without a tool or a
+// server proposes none (its rule would leave it open).
+func TestSuggestNarrow(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		log  func(g *gen)
+		min  int
+		want []map[string]string
+		// never are requests no rule may allow.
+		never []string
+	}{
+		{"an ssh config edited five times", func(g *gen) {
+			for range 5 {
+				g.person("allow", "cc", "Edit", "write", "path", "/home/a/.ssh/config")
+			}
+		}, 5, nil, []string{"/home/a/.ssh/authorized_keys", "/home/a/.ssh/config"}},
+		{"a push approved five times", func(g *gen) {
+			for range 5 {
+				g.person("allow", "cc", "Bash", "exec", "$command", "git push origin main")
+			}
+		}, 5, []map[string]string{{"command": "git push origin main"}}, nil},
+		{"two folders, three and two files", func(g *gen) {
+			for _, p := range []string{"/home/a/p/src/a/1.go", "/home/a/p/src/a/2.go", "/home/a/p/src/a/3.go", "/home/a/p/docs/x.md", "/home/a/p/docs/y.md"} {
+				g.person("allow", "fs", "read_file", "read", "path", p)
+			}
+		}, 5, nil, []string{"/home/a/p/.env", "/home/a/p/src/a/.env"}},
+		{"two folders, min 2", func(g *gen) {
+			for _, p := range []string{"/home/a/p/src/a/1.go", "/home/a/p/src/a/2.go", "/home/a/p/src/a/3.go", "/home/a/p/docs/x.md", "/home/a/p/docs/y.md"} {
+				g.person("allow", "fs", "read_file", "read", "path", p)
+			}
+		}, 2, []map[string]string{{"path": "/home/a/p/src/a/[!.]*"}, {"path": "/home/a/p/docs/[!.]*"}},
+			[]string{"/home/a/p/.env", "/home/a/p/src/a/.env", "/home/a/p/src/a/b/c.go", "/home/a/p/src/x.go"}},
+		{"a dot-folder", func(g *gen) {
+			for _, p := range []string{"/home/a/p/.github/a.yml", "/home/a/p/.github/b.yml", "/home/a/p/.github/c.yml"} {
+				g.person("allow", "fs", "read_file", "read", "path", p)
+			}
+		}, 1, []map[string]string{{"path": "/home/a/p/.github/a.yml"}, {"path": "/home/a/p/.github/b.yml"}, {"path": "/home/a/p/.github/c.yml"}},
+			[]string{"/home/a/p/.github/d.yml"}},
+		{"no server", func(g *gen) {
+			for range 5 {
+				g.person("allow", "", "Bash", "exec", "$command", "go test ./...")
+			}
+		}, 5, nil, nil},
+		{"no tool", func(g *gen) {
+			for range 5 {
+				g.person("allow", "fs", "", "read", "path", "/home/a/p/a")
+			}
+		}, 5, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := &gen{}
+			c.log(g)
+			s, rules := suggestFrom(g.entries, c.min)
+			var got []map[string]string
+			for _, r := range rules {
+				got = append(got, r.Dimensions)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("rules %v, want %v\n%s", got, c.want, File(rules))
+			}
+			if len(rules) == 0 {
+				return
+			}
+			p, err := policy.Load("", []string{checkFile(t, s, rules)}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range c.never {
+				req := *rules[0].Sources[0]
+				req.Dimensions = []decision.Dimension{{Name: "path", Value: v}}
+				if op, _ := policy.Combine(p.Opinions(&req)); op == policy.Allow {
+					t.Errorf("%s allowed", v)
+				}
+			}
+		})
 	}
 }
