@@ -27,6 +27,7 @@ import (
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/helpers"
 	"github.com/askperm/askperm/internal/match"
+	"github.com/askperm/askperm/internal/reviewer/model"
 )
 
 // DefaultTimeout is a reviewer's timeout when its config gives none.
@@ -194,7 +195,9 @@ func (r reviewer) ask(ctx context.Context, req *decision.Request) (*decision.Dec
 		d.Decision = decision.Allow
 		d.Grants = req.GrantNames()
 	} else {
-		d.Message = got.Message
+		// The reviewer's text reaches the agent, and through it maybe a
+		// terminal: cleaned as the model reviewer's reason is.
+		d.Message = model.Reason(got.Message)
 	}
 	return &d, nil
 }

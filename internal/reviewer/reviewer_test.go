@@ -50,6 +50,9 @@ func TestChain(t *testing.T) {
 	}{
 		{mode: "allow", decision: "allow"},
 		{mode: "deny", args: []string{"not", "today"}, decision: "deny", message: "not today"},
+		// A script's message reaches the agent cleaned: no control or
+		// format character (ESC, U+202E), spaces folded.
+		{mode: "deny", args: []string{"a\x1b[31m\n\u202eb", " c"}, decision: "deny", message: "a[31m b c"},
 		{mode: "abstain"},
 		{mode: "hang", warning: "did not answer in time"},
 		{mode: "crash", warning: "boom"},
