@@ -352,17 +352,24 @@ func ask(ctx context.Context, data string, o Options) (Verdict, error) {
 }
 
 // ParseVerdict reads the model's answer strictly: one JSON object as the
-// schema says, nothing around it, no member unknown or given twice.
+// schema says, nothing around it, no member unknown, missing, null or
+// given twice.
 func ParseVerdict(content string) (Verdict, error) {
-	var v *Verdict
+	var v *struct {
+		Verdict *string `json:"verdict"`
+		Reason  *string `json:"reason"`
+	}
 	if err := jsonv2.Unmarshal([]byte(content), &v, jsonv2.RejectUnknownMembers(true)); err != nil || v == nil {
 		return Verdict{}, fmt.Errorf("the model's answer is not the verdict object (%v)", err)
 	}
-	switch v.Verdict {
-	case VerdictAllow, VerdictDeny, VerdictAbstain:
-		return *v, nil
+	if v.Verdict == nil || v.Reason == nil {
+		return Verdict{}, errors.New("the model's answer lacks its verdict or its reason as a string")
 	}
-	return Verdict{}, fmt.Errorf("the model's verdict %q is none of allow, deny, abstain", v.Verdict)
+	switch *v.Verdict {
+	case VerdictAllow, VerdictDeny, VerdictAbstain:
+		return Verdict{Verdict: *v.Verdict, Reason: *v.Reason}, nil
+	}
+	return Verdict{}, fmt.Errorf("the model's verdict %q is none of allow, deny, abstain", *v.Verdict)
 }
 
 // Reason is the model's reason as a message may carry it: control and

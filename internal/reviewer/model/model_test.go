@@ -114,6 +114,10 @@ func TestReviewAnswers(t *testing.T) {
 		{"unknown member", content(`{"verdict":"allow","reason":"r","confidence":1}`), "", ""},
 		{"member twice", content(`{"verdict":"deny","verdict":"allow","reason":"r"}`), "", ""},
 		{"null", content(`null`), "", ""},
+		{"no reason", content(`{"verdict":"allow"}`), "", ""},
+		{"null reason", content(`{"verdict":"allow","reason":null}`), "", ""},
+		{"null verdict", content(`{"verdict":null,"reason":"r"}`), "", ""},
+		{"reason a number", content(`{"verdict":"allow","reason":1}`), "", ""},
 		{"no content", func(w http.ResponseWriter, _ *http.Request) {
 			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":null}}]}`)
 		}, "", ""},
@@ -371,4 +375,26 @@ func TestDocsQuoteThePrompt(t *testing.T) {
 			t.Errorf("docs/review.md does not quote %.60q…", s)
 		}
 	}
+}
+
+// Property: ParseVerdict accepts exactly the objects with a verdict of
+// the three and a string reason, nothing else: generated member sets.
+func FuzzParseVerdict(f *testing.F) {
+	f.Add(`{"verdict":"allow","reason":"r"}`)
+	f.Add(`{"verdict":"allow"}`)
+	f.Add(`{"verdict":"allow","reason":null}`)
+	f.Fuzz(func(t *testing.T, content string) {
+		v, err := ParseVerdict(content)
+		if err != nil {
+			return
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(content), &m) != nil || len(m) != 2 {
+			t.Fatalf("%q accepted as %+v", content, v)
+		}
+		r, ok := m["reason"].(string)
+		if !ok || r != v.Reason || m["verdict"] != v.Verdict {
+			t.Fatalf("%q accepted as %+v", content, v)
+		}
+	})
 }
