@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/state"
+	"github.com/askperm/askperm/internal/stats"
 )
 
 // oldLog is askperm log as it was when it read the whole log into memory
@@ -298,5 +300,20 @@ func TestLogTableWithoutSpool(t *testing.T) {
 	var got bytes.Buffer
 	if err := writeLog(&got, dir, state.AuditQuery{}, false); err != nil || got.String() != oldLog(t, dir, logOptions{}) {
 		t.Fatalf("%v\ngot %.1000s", err, got.String())
+	}
+}
+
+// log --stats writes the log's names (tools, servers, what decided) as
+// form renders request text: no control or format character of theirs
+// reaches the terminal.
+func TestWriteStatsRendersNames(t *testing.T) {
+	hostile := "ev\x1b[2Jil\u202egnp.exe\x07"
+	s := stats.Stats{DecidedBy: map[string]int{hostile: 1}, Tools: []stats.Row{{Name: hostile}}, Servers: []stats.Row{{Name: hostile}}}
+	var b strings.Builder
+	if err := writeStats(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.ContainsAny(out, "\x1b\u202e\x07") || !strings.Contains(out, form.Line(hostile)) {
+		t.Errorf("log --stats wrote %q", out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/internal/stats"
@@ -48,7 +49,8 @@ func logStats(s cli.Streams, o logOptions, now time.Time) error {
 }
 
 // writeStats writes s as text: the totals, then a table of what decided,
-// of the tools and of the servers.
+// of the tools and of the servers. Their names are the log's, written by
+// requests: rendered safe (form.Line).
 func writeStats(out io.Writer, s stats.Stats) error {
 	fmt.Fprintf(out, "from %s to %s (%.1f days): %d decisions\n", s.From.Local().Format(time.DateTime), s.To.Local().Format(time.DateTime), s.Days, s.Decisions)
 	fmt.Fprintf(out, "prompts: %d (%.1f a day); decided by a person: %d, approved %s; time to decide: median %s, p90 %s\n",
@@ -56,7 +58,7 @@ func writeStats(out io.Writer, s stats.Stats) error {
 	fmt.Fprintf(out, "breaker stops: %d\n\n", s.Stops)
 	var by [][]string
 	for _, k := range slices.Sorted(mapKeys(s.DecidedBy)) {
-		by = append(by, []string{k, strconv.Itoa(s.DecidedBy[k])})
+		by = append(by, []string{form.Line(k), strconv.Itoa(s.DecidedBy[k])})
 	}
 	if err := rowsTable(out, []string{"DECIDED BY", "DECISIONS"}, by); err != nil {
 		return err
@@ -67,7 +69,7 @@ func writeStats(out io.Writer, s stats.Stats) error {
 	}{{"TOOL", s.Tools}, {"SERVER", s.Servers}} {
 		var rows [][]string
 		for _, r := range t.rows {
-			rows = append(rows, []string{cli.Dash(r.Name), strconv.Itoa(r.Prompts), fmt.Sprintf("%.1f", r.PerDay),
+			rows = append(rows, []string{cli.Dash(form.Line(r.Name)), strconv.Itoa(r.Prompts), fmt.Sprintf("%.1f", r.PerDay),
 				strconv.Itoa(r.ByPerson), percent(r.Figures), seconds(r.MedianMS), seconds(r.P90MS)})
 		}
 		io.WriteString(out, "\n")
