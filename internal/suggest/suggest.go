@@ -1,12 +1,15 @@
 // Package suggest proposes rules from the audit log: the requests a
-// person kept approving, grouped by server, tool, source, action and a
-// scope of each dimension that covers them (a path's folder, a command's
-// first words, a URL's origin; any other value exactly), approved often
-// enough and never denied by a person. Allow narrow: a group whose rule
-// would reach a request a person denied is narrowed (a deeper folder, the
-// value exactly) or dropped, no rule leaves out a dimension its requests
-// had (an `any` scope), and no folder rule covers `/` or the home
-// directory whole. A proposal is a rules file whose examples are the
+// person kept approving, grouped by server, tool, source, action and the
+// unit one dimension's values share (a path's folder, a command's first
+// words, a URL's origin; any other value exactly), approved often enough
+// and never denied by a person. Allow narrow: a dimension is widened only
+// over at least two distinct values, to the narrowest scope covering
+// them (a folder's files but its dot-files, never a sub-folder); a group
+// whose rule would reach a request a person denied is narrowed (each
+// value exactly) or dropped; no rule leaves out a dimension, a tool or a
+// server its requests had or had not (an `any` scope), allows a
+// dimension more (only_dimensions), names a secret, or covers `/` or the
+// home directory whole. A proposal is a rules file whose examples are the
 // requests it came from and the denied requests beside it.
 package suggest
 
