@@ -300,7 +300,7 @@ func verdictOf(v, reason string) string {
 
 // readInWorkdir is a read the guard of askperm review lets the model
 // allow: action read, a path inside the workdir.
-var readInWorkdir = []byte(`{"tool":"read_file","action":"read","workdir":{"value":"/nonexistent/p"},"dimensions":[{"name":"path","value":"src/main.go"}],"grants":[{"name":"fs.read"}]}`)
+var readInWorkdir = []byte(`{"tool":"read_file","action":"read","annotations":{"openWorldHint":false},"workdir":{"value":"/nonexistent/p"},"dimensions":[{"name":"path","value":"src/main.go"}],"grants":[{"name":"fs.read"}]}`)
 
 // TestReview: askperm review against the mock endpoint, run directly:
 // each kind of answer; non-JSON, failing and slow endpoints abstain (exit
@@ -389,5 +389,69 @@ func TestReviewAsReviewer(t *testing.T) {
 	res = runPipe(t, readInWorkdir, memoryEnv(), "--config", slow, "--frontend", "none", "--verbose")
 	if d := checkDecision(t, res.stdout); d["cause"] != "unavailable" || !strings.Contains(res.stderr, "reviewer model abstained: askperm: review abstains:") {
 		t.Errorf("slow: got %v, stderr %q", d, res.stderr)
+	}
+}
+
+// TestReviewerNeverAnswersForAPerson: through the built binary, a
+// reviewer that allows is never asked about a request a rules file sends
+// to a person (decision = "prompt", as for a secret), one the verb
+// policy's always_require asks about (a delete word), nor one a canned
+// answer matches: the person's answer given in advance stands.
+func TestReviewerNeverAnswersForAPerson(t *testing.T) {
+	r := newReviewers(t)
+	cfg := r.config("allow")
+	rules := filepath.Join(t.TempDir(), "rules.toml")
+	text := "[verbs]\nalways_require = [\"delete\"]\n\n[[rule]]\nname = \"secrets-ask\"\ndecision = \"prompt\"\ndimensions = { path = \"**/.env\" }\n"
+	if err := os.WriteFile(rules, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secret := []byte(`{"action":"read","tool":"read_file","dimensions":[{"name":"path","value":"/srv/p/.env"}]}`)
+	branch := []byte(`{"action":"write","tool":"delete_branch","dimensions":[{"name":"branch","value":"main"}]}`)
+	for name, req := range map[string][]byte{"a rule's prompt": secret, "always_require": branch} {
+		res := runPipe(t, req, memoryEnv(), "--config", cfg, "--rules", rules, "--frontend", "none")
+		if d := checkDecision(t, res.stdout); d["decision"] != "deny" || d["cause"] != "unavailable" {
+			t.Errorf("%s: got %v, stderr %q", name, d, res.stderr)
+		}
+		if got := r.asked(); got != nil {
+			t.Errorf("%s: reviewers asked %q", name, got)
+		}
+	}
+	res := runPipe(t, branch, memoryEnv(), "--config", cfg, "--answer", "deny-once", "--frontend", "none")
+	if d := checkDecision(t, res.stdout); d["decision"] != "deny" || d["frontend"] != "answers" {
+		t.Errorf("a canned deny-once: got %v, stderr %q", d, res.stderr)
+	}
+	if got := r.asked(); got != nil {
+		t.Errorf("a canned answer: reviewers asked %q", got)
+	}
+	// Nothing decided: the reviewer is asked.
+	res = runPipe(t, []byte(`{"action":"write","tool":"rename_file","dimensions":[{"name":"path","value":"/srv/p/README"}]}`), memoryEnv(), "--config", cfg, "--rules", rules, "--frontend", "none")
+	if d := checkDecision(t, res.stdout); d["frontend"] != "reviewer" || !slices.Equal(r.asked(), []string{"allow"}) {
+		t.Errorf("nothing decided: got %v, stderr %q", d, res.stderr)
+	}
+}
+
+// TestReviewGuardOnlyPaths: askperm review, whatever the model says,
+// never allows a request whose dimensions are not all paths (JSON
+// arguments that would clean into the workdir, SQL, a host), a tool that
+// may reach the outside world, a workdir of /, or a secret in the workdir.
+func TestReviewGuardOnlyPaths(t *testing.T) {
+	url := modelEndpoint(t, func(w http.ResponseWriter, _ string) { completion(w, verdictOf("allow", "fine")) })
+	read := func(ann, wd, dims string) []byte {
+		return []byte(fmt.Sprintf(`{"tool":"read_file","action":"read","annotations":%s,"workdir":{"value":%q},"dimensions":%s}`, ann, wd, dims))
+	}
+	closed := `{"openWorldHint":false}`
+	for _, req := range [][]byte{
+		read(closed, "/nonexistent/p", `[{"name":"arguments","value":"{\"pattern\":\"../../.ssh/*\"}"}]`),
+		read(closed, "/nonexistent/p", `[{"name":"query","value":"SELECT * FROM users"}]`),
+		read(closed, "/nonexistent/p", `[{"name":"host","value":"evil.example.org"}]`),
+		read(closed, "/nonexistent/p", `[]`),
+		read(`{"openWorldHint":true}`, "/nonexistent/p", `[{"name":"path","value":"a.txt"}]`),
+		read(closed, "/", `[{"name":"path","value":"/etc/hosts"}]`),
+		read(closed, "/nonexistent/p", `[{"name":"path","value":".env"}]`),
+	} {
+		res := runPipe(t, req, baseEnv(), "review", "--endpoint", url, "--model", "m", "--timeout", "2s")
+		if res.code != 3 || res.stdout != "" || !strings.Contains(res.stderr, "only a person may allow it") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", req, res.code, res.stdout, res.stderr)
+		}
 	}
 }

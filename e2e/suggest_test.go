@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,16 +55,16 @@ func generatedLog(start time.Time) []auditLine {
 		add(decided, "user", []string{"tui", "line", "yad"}[len(out)%3], server, tool, action, dim, value, dim == "command")
 	}
 	for i := range 20 {
-		person("allow", "", "Bash", "exec", "command", []string{"go test ./...", "go test -run TestX ./pkg", "go test -count=1 ./cmd/"}[i%3])
+		person("allow", "claude-code", "Bash", "exec", "command", []string{"go test ./...", "go test -run TestX ./pkg", "go test -count=1 ./cmd/"}[i%3])
 	}
-	person("deny", "", "Bash", "exec", "command", "rm -rf /home/a/src")
+	person("deny", "claude-code", "Bash", "exec", "command", "rm -rf /home/a/src")
 	for range 5 {
-		person("allow", "", "Bash", "exec", "command", "rm -rf build/x")
+		person("allow", "claude-code", "Bash", "exec", "command", "rm -rf build/x")
 	}
 	for range 3 {
-		person("allow", "", "Bash", "exec", "command", "git status")
+		person("allow", "claude-code", "Bash", "exec", "command", "git status")
 	}
-	for _, p := range []string{"/home/a/p/src/a.go", "/home/a/p/src/b.go", "/home/a/p/src/sub/c.go", "/home/a/p/src/a.go", "/home/a/p/src/d.go"} {
+	for _, p := range []string{"/home/a/p/src/a.go", "/home/a/p/src/b.go", "/home/a/p/src/c.go", "/home/a/p/src/a.go", "/home/a/p/src/d.go"} {
 		person("allow", "fs", "read_file", "read", "path", p)
 	}
 	person("deny", "fs", "read_file", "read", "path", "/home/a/p/.env")
@@ -158,15 +159,17 @@ func TestSuggestWritesRulesThatHold(t *testing.T) {
 		t.Fatalf("suggest --json: %v: %q (stderr %q)", err, j.stdout, j.stderr)
 	}
 	got := fmt.Sprint(rules)
-	want := "[{Bash  map[command:go test *] 20} {Bash  map[command:rm -rf build/x] 5} {read_file fs map[path:/home/a/p/src/**] 5} {fetch web map[url:https://docs.example.org/**] 5}]"
+	want := "[{Bash claude-code map[command:go test *] 20} {Bash claude-code map[command:rm -rf build/x] 5} {read_file fs map[path:/home/a/p/src/[!.]*] 5} {fetch web map[url:https://docs.example.org/**] 5}]"
 	if got != want {
 		t.Fatalf("rules:\n got %s\nwant %s\n%s", got, want, text)
 	}
 	covered := func(l auditLine) bool {
 		for _, rule := range rules {
 			if rule.Tool == l.Tool && rule.Server == l.Server {
-				g := rule.Dimensions[firstKey(l.Dimensions)]
-				if g == l.Dimensions[firstKey(l.Dimensions)] || strings.HasSuffix(g, "*") && strings.HasPrefix(l.Dimensions[firstKey(l.Dimensions)], strings.TrimRight(g, "*")) {
+				g, v := rule.Dimensions[firstKey(l.Dimensions)], l.Dimensions[firstKey(l.Dimensions)]
+				dir, files := strings.CutSuffix(g, "/[!.]*") // a folder's files but its dot-files
+				if g == v || files && path.Dir(v) == dir && !strings.HasPrefix(path.Base(v), ".") ||
+					!files && strings.HasSuffix(g, "*") && strings.HasPrefix(v, strings.TrimRight(g, "*")) {
 					return true
 				}
 			}

@@ -23,6 +23,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"time"
@@ -146,8 +147,8 @@ func Guarded(req *decision.Request) string {
 	case len(req.Dimensions) == 0:
 		return "it names no path"
 	}
-	if why := broadWorkdir(req.Workdir); why != "" {
-		return why
+	if req.Workdir == nil || !filepath.IsAbs(req.Workdir.Value) {
+		return "it has no absolute workdir"
 	}
 	for _, d := range req.Dimensions {
 		switch {
@@ -162,6 +163,9 @@ func Guarded(req *decision.Request) string {
 			return why
 		}
 	}
+	if why := broadWorkdir(req.Workdir.Value); why != "" {
+		return why
+	}
 	for _, g := range req.Grants {
 		name := strings.ToLower(g.Name)
 		if name != "read" && !strings.HasSuffix(name, ".read") {
@@ -171,27 +175,35 @@ func Guarded(req *decision.Request) string {
 	return ""
 }
 
-// broadWorkdir says why wd cannot bound what a read may reach, "" when
-// it can: it must be absolute, and neither / nor the home directory nor
-// a folder above it (as written and with links resolved).
-func broadWorkdir(wd *decision.Workdir) string {
-	if wd == nil || !filepath.IsAbs(wd.Value) {
-		return "it has no absolute workdir"
-	}
-	dir := filepath.Clean(wd.Value)
+// broadWorkdir says why the absolute workdir wd cannot bound what a
+// read may reach, "" when it can: it must be neither / nor the home
+// directory nor a folder above it, as written and with links resolved.
+// The home directory is $HOME's and the user database's; neither known,
+// no workdir can be judged.
+func broadWorkdir(wd string) string {
+	dir := filepath.Clean(wd)
 	forms := []string{dir}
 	if r, ok := realpath.Of(dir); ok {
 		forms = append(forms, r)
 	}
-	home, err := os.UserHomeDir()
+	var homes []string
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		homes = append(homes, filepath.Clean(h))
+	}
+	if u, err := user.Current(); err == nil && u.HomeDir != "" {
+		homes = append(homes, filepath.Clean(u.HomeDir))
+	}
+	if len(homes) == 0 {
+		return "the home directory is unknown, so the workdir cannot be judged"
+	}
 	for _, f := range forms {
-		switch {
-		case f == "/":
+		if f == "/" {
 			return "its workdir is /"
-		case err != nil || home == "":
-			return "the home directory is unknown, so a workdir cannot be judged"
-		case within(filepath.Clean(home), f):
-			return fmt.Sprintf("its workdir %q is the home directory or above it", wd.Value)
+		}
+		for _, h := range homes {
+			if within(h, f) {
+				return fmt.Sprintf("its workdir %q is the home directory or above it", wd)
+			}
 		}
 	}
 	return ""
