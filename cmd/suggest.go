@@ -29,14 +29,17 @@ type suggestOptions struct {
 const suggestLong = `Read the audit log (its rotated file too) and propose rules for what a
 person keeps approving: the decisions a person made (not rules, memory,
 canned answers or timeouts), grouped by server, tool, source, action and
-a scope of each dimension that covers them: a path's deepest common
-folder (never / or the home directory whole), a command's first words as
+the unit one dimension's values share: a file's folder (never a
+dot-folder, / or the home directory whole), a command's first words as
 "commands starting" scopes offer them (go test ./... and go test -run X
-are "go test *"), a URL's origin; any other value exactly. A group
-approved at least --min times and never denied by a person in the window
-(--since) is a rule; one whose rule would reach a request a person denied
-is narrowed (a deeper folder, the value exactly) or dropped. No rule
-leaves a dimension out.
+are "go test *"), a URL's origin; any other value exactly. A dimension
+is widened only over two distinct values or more, to the narrowest
+scope covering them: a folder's files but its dot-files (dir/[!.]*),
+never its sub-folders. A group approved at least --min times and never
+denied by a person in the window (--since) is a rule; one whose rule
+would reach a request a person denied is narrowed (each value exactly)
+or dropped. No rule leaves a dimension out or allows one more
+(only_dimensions), names a secret, or lacks a tool or a server.
 
 The rules are printed as a rules file: each with a comment of its counts
 (approved N times, first and last, the prompts a day it would have

@@ -76,7 +76,8 @@ type Config struct {
 	// Strict makes a request no canned answer matches an error (ErrNoMatch)
 	// instead of a question.
 	Strict bool
-	// Reviewers are asked before canned answers and frontends
+	// Reviewers are asked before frontends, about what nothing decided,
+	// no source asks a person for and no canned answer matches
 	// (reviewers.go); nil: none.
 	Reviewers *reviewer.Chain
 	// Frontends is the frontend chain, by name, asked when nothing else
