@@ -213,6 +213,10 @@ func broadWorkdir(wd string) string {
 // secret, "" when it is inside and no secret, as written and with links
 // resolved (realpath.Of).
 func outside(p string, wd *decision.Workdir) string {
+	if strings.HasPrefix(p, "~") || strings.Contains(p, "$") {
+		// A tool or a shell may expand it: to the home directory, anywhere.
+		return fmt.Sprintf("%q may be expanded outside the workdir", p)
+	}
 	dir := filepath.Clean(wd.Value)
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)

@@ -249,6 +249,9 @@ func TestGuardHoldsWhateverTheModelSays(t *testing.T) {
 		read("certs/server.key"),
 		read(".aws/credentials"),
 		read(".mozilla/firefox/x/logins.json"),
+		// Expanded by a tool, not inside the workdir.
+		read("~/notes.txt"),
+		read("$HOME/notes.txt"),
 	} {
 		if d, err := review(t, e, raw); err == nil {
 			t.Errorf("%s: allowed %+v", raw, d)
