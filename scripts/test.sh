@@ -32,7 +32,8 @@ for target in decision:FuzzParse decision:FuzzParseDecision decision:FuzzEncode 
 	decision:FuzzGlobGuard form:FuzzLine form:FuzzBlock form:FuzzLineInjective form:FuzzWidthAgrees form:FuzzCommandItem \
 	internal/hook:FuzzEvent internal/policy:FuzzRulesFile internal/policy:FuzzPath internal/policy:FuzzPerCommandNeverAllowsOpaque internal/policy:FuzzDecodeCached \
 	internal/shell:FuzzShellDeny internal/shell:FuzzShellSplit internal/shell:FuzzGlobCovers \
-	internal/team:FuzzVerify internal/team:FuzzUserPublicKey internal/team:FuzzReadRule internal/team:FuzzCheckHost; do
+	internal/team:FuzzVerify internal/team:FuzzUserPublicKey internal/team:FuzzReadRule internal/team:FuzzCheckHost \
+	internal/secretpath:FuzzIs internal/reviewer/model:FuzzParseVerdict; do
 	pkg=${target%%:*} name=${target##*:}
 	start=$SECONDS
 	if ! out=$(go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 100x "./$pkg" 2>&1); then
