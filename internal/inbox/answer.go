@@ -44,11 +44,11 @@ func (t *Team) Answer(ctx context.Context, kp nkeys.KeyPair, e *Entry, f *form.F
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	signed, err := team.Sign(kp, d)
+	signed, err := team.Sign(kp, d, e.Host, e.Ask)
 	if err != nil {
 		return fmt.Errorf("signing the answer: %w", err)
 	}
-	err = wire.WriteAnswer(ctx, t.Answers, e.Host, e.Digest, signed)
+	err = wire.WriteAnswer(ctx, t.Answers, e.Host, e.Ask, signed)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyExists):
 		return ErrAnswered

@@ -10,12 +10,13 @@ package inbox
 import (
 	"cmp"
 	"container/heap"
+	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/team/wire"
 )
@@ -61,9 +62,15 @@ func (g Gone) String() string {
 // after every change.
 type List struct {
 	mu      sync.Mutex
-	pending map[string]*Entry // by team.DoneKey(host, digest)
+	pending map[string]*Entry // by Pending.ID
 	ended   map[string]ended  // requests that left, or were done before they were seen
-	byTime  deadlines
+	// endedOrder is the keys of ended in the order they were noted, the
+	// oldest first, so that the oldest are forgotten first.
+	endedOrder []noted
+	byTime     deadlines
+	// perHost is the count and bytes pending of each host.
+	perHost map[string]*share
+	bytes   int
 	changed chan struct{}
 	added   chan struct{} // as changed, for the expiry timer alone
 }
@@ -74,14 +81,30 @@ type ended struct {
 	at  time.Time
 }
 
+// noted is a key of ended, and when it was noted.
+type noted struct {
+	key string
+	at  time.Time
+}
+
+// share is what one host holds of the list.
+type share struct{ n, bytes int }
+
 // keepEnded is how long the list remembers that a request ended: as long
 // as the requests stream keeps a request, so that a request read after
 // its done mark is never listed.
-const keepEnded = 24 * time.Hour
+const keepEnded = wire.RequestsMaxAge
+
+// maxEnded caps the ended requests remembered, the oldest forgotten
+// first: a request forgotten and read again is listed until its
+// deadline, and an answer to it decides nothing (its host is not
+// waiting).
+const maxEnded = 10 * MaxPending
 
 // NewList returns an empty list.
 func NewList() *List {
-	return &List{pending: map[string]*Entry{}, ended: map[string]ended{}, changed: make(chan struct{}, 1), added: make(chan struct{}, 1)}
+	return &List{pending: map[string]*Entry{}, ended: map[string]ended{}, perHost: map[string]*share{},
+		changed: make(chan struct{}, 1), added: make(chan struct{}, 1)}
 }
 
 // Changed is signalled (without blocking, coalesced) whenever a request
@@ -98,19 +121,36 @@ func notify(c chan struct{}) {
 	}
 }
 
-// MaxPending caps the pending requests listed: past it, a request is not
-// listed (its host times it out, a deny), so that a flood of requests
-// cannot exhaust the approver's memory.
-const MaxPending = 10_000
+// Limits of the list, so that no host, however many requests it sends
+// or however large, can take the approver's memory or every other
+// host's place: past them, a request is not listed (its host times it
+// out, a deny).
+const (
+	// MaxPending caps the pending requests listed.
+	MaxPending = 10_000
+	// MaxPerHost caps one host's pending requests.
+	MaxPerHost = 1_000
+	// MaxBytes caps the size of the pending requests listed (each
+	// counted twice: as sent and parsed), MaxBytesPerHost one host's.
+	MaxBytes        = 1 << 30
+	MaxBytesPerHost = 64 << 20
+)
 
-// ErrFull is a request not listed because MaxPending are.
-var ErrFull = fmt.Errorf("%d requests are pending: more are not listed until some leave (their hosts deny them at their deadline)", MaxPending)
+// ErrFull is a request not listed because the list, or its host's share
+// of it, is full.
+var ErrFull = errors.New("too many requests are pending: more are not listed until some leave (their hosts deny them at their deadline)")
 
 // Add adds p, published at published, unless it ended before, its
 // deadline is not after now, or it is already listed: then it returns
-// false, nil. A request not listed because the list is full is ErrFull.
+// false, nil. Its deadline is taken as at most published +
+// wire.RequestsMaxAge, so that no deadline keeps it listed past the
+// stream's keeping of it. A request not listed because the list or its
+// host's share is full is ErrFull.
 func (l *List) Add(p wire.Pending, published, now time.Time) (bool, error) {
-	key := team.DoneKey(p.Host, p.Digest)
+	key := p.ID()
+	if latest := published.Add(wire.RequestsMaxAge); p.Deadline.After(latest) {
+		p.Deadline = latest
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, ok := l.pending[key]; ok {
@@ -120,30 +160,68 @@ func (l *List) Add(p wire.Pending, published, now time.Time) (bool, error) {
 		return false, nil
 	}
 	if !p.Deadline.After(now) {
-		l.ended[key] = ended{Expired, now}
+		l.end(key, Expired, now)
 		return false, nil
 	}
-	if len(l.pending) >= MaxPending {
-		return false, ErrFull
+	size := 2 * len(p.Raw)
+	sh := l.perHost[p.Host]
+	if sh == nil {
+		sh = &share{}
+	}
+	if len(l.pending) >= MaxPending || l.bytes+size > MaxBytes || sh.n >= MaxPerHost || sh.bytes+size > MaxBytesPerHost {
+		return false, fmt.Errorf("%s: %w", form.Line(p.Host), ErrFull)
 	}
 	e := &Entry{Pending: p, Published: published, Question: formOf(p.Request).Headline()}
 	l.pending[key] = e
+	sh.n, sh.bytes = sh.n+1, sh.bytes+size
+	l.perHost[p.Host], l.bytes = sh, l.bytes+size
 	heap.Push(&l.byTime, e)
 	l.signal()
 	notify(l.added)
 	return true, nil
 }
 
-// Done records that request digest of host ended there (seen at now);
-// it leaves the list, or is never added.
-func (l *List) Done(host, digest string, now time.Time) {
-	key := team.DoneKey(host, digest)
+// end notes that key is not pending, and why; past maxEnded, the oldest
+// noted is forgotten.
+func (l *List) end(key string, why Gone, now time.Time) {
+	l.ended[key] = ended{why, now}
+	l.endedOrder = append(l.endedOrder, noted{key, now})
+	for len(l.endedOrder) > maxEnded {
+		l.forgetOldest()
+	}
+}
+
+// forgetOldest forgets the oldest key noted, unless it was noted again
+// since.
+func (l *List) forgetOldest() {
+	n := l.endedOrder[0]
+	l.endedOrder = l.endedOrder[1:]
+	if e, ok := l.ended[n.key]; ok && e.at.Equal(n.at) {
+		delete(l.ended, n.key)
+	}
+}
+
+// remove takes e off the list.
+func (l *List) remove(key string, e *Entry) {
+	delete(l.pending, key)
+	sh := l.perHost[e.Host]
+	sh.n, sh.bytes = sh.n-1, sh.bytes-2*len(e.Raw)
+	l.bytes -= 2 * len(e.Raw)
+	if sh.n == 0 {
+		delete(l.perHost, e.Host)
+	}
+}
+
+// Done records that ask of host ended there (seen at now); it leaves
+// the list, or is never added.
+func (l *List) Done(host, ask string, now time.Time) {
+	key := team.AskID(host, ask)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.ended[key] = ended{Ended, now}
+	l.end(key, Ended, now)
 	if e, ok := l.pending[key]; ok {
 		heap.Remove(&l.byTime, e.index)
-		delete(l.pending, key)
+		l.remove(key, e)
 		l.signal()
 	}
 }
@@ -157,15 +235,13 @@ func (l *List) Expire(now time.Time) time.Time {
 	removed := false
 	for len(l.byTime) > 0 && !l.byTime[0].Deadline.After(now) {
 		e := heap.Pop(&l.byTime).(*Entry)
-		key := team.DoneKey(e.Host, e.Digest)
-		delete(l.pending, key)
-		l.ended[key] = ended{Expired, now}
+		key := e.ID()
+		l.remove(key, e)
+		l.end(key, Expired, now)
 		removed = true
 	}
-	for key, e := range l.ended {
-		if now.Sub(e.at) > keepEnded {
-			delete(l.ended, key)
-		}
+	for len(l.endedOrder) > 0 && now.Sub(l.endedOrder[0].at) > keepEnded {
+		l.forgetOldest()
 	}
 	if removed {
 		l.signal()
@@ -177,7 +253,7 @@ func (l *List) Expire(now time.Time) time.Time {
 }
 
 // Pending is the pending requests, oldest first (newest last), ties in
-// host and digest order.
+// host and ask order.
 func (l *List) Pending() []*Entry {
 	l.mu.Lock()
 	out := make([]*Entry, 0, len(l.pending))
@@ -189,7 +265,7 @@ func (l *List) Pending() []*Entry {
 		if c := a.Published.Compare(b.Published); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Digest, b.Digest))
+		return cmp.Or(cmp.Compare(a.Host, b.Host), cmp.Compare(a.Ask, b.Ask))
 	})
 	return out
 }
@@ -201,39 +277,15 @@ func (l *List) Len() int {
 	return len(l.pending)
 }
 
-// Get is request digest of host, or why it is not pending.
-func (l *List) Get(host, digest string) (*Entry, Gone) {
-	key := team.DoneKey(host, digest)
+// Get is ask of host, or why it is not pending.
+func (l *List) Get(host, ask string) (*Entry, Gone) {
+	key := team.AskID(host, ask)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e, ok := l.pending[key]; ok {
 		return e, 0
 	}
 	return nil, l.ended[key].why
-}
-
-// Find is the pending requests with digest, on any host, and when there
-// is none, why (the first reason found that is not Unknown).
-func (l *List) Find(digest string) ([]*Entry, Gone) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []*Entry
-	for _, e := range l.pending {
-		if e.Digest == digest {
-			out = append(out, e)
-		}
-	}
-	if len(out) > 0 {
-		slices.SortFunc(out, func(a, b *Entry) int { return cmp.Compare(a.Host, b.Host) })
-		return out, Unknown
-	}
-	why := Unknown
-	for key, e := range l.ended {
-		if strings.HasSuffix(key, "."+digest) {
-			why = max(why, e.why)
-		}
-	}
-	return nil, why
 }
 
 // deadlines is a heap of entries, the earliest deadline first.

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -25,7 +26,7 @@ func pending(tb testing.TB, h, id string, deadline time.Duration) wire.Pending {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return wire.Pending{Host: h, Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(deadline)}
+	return wire.Pending{Host: h, Ask: req.SHA256[:32], Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(deadline)}
 }
 
 // added says whether List.Add added the request.
@@ -52,11 +53,11 @@ func TestListNewestLastAndRemovals(t *testing.T) {
 		t.Error("a request seen twice was added twice")
 	}
 
-	l.Done("beta", b.Digest, t0)
+	l.Done("beta", b.Ask, t0)
 	if got := ids(l.Pending()); !slices.Equal(got, []string{"alpha/a", "alpha/c"}) {
 		t.Fatalf("after beta/b's done mark: %v", got)
 	}
-	if e, why := l.Get("beta", b.Digest); e != nil || why != Ended {
+	if e, why := l.Get("beta", b.Ask); e != nil || why != Ended {
 		t.Errorf("Get of a done request: %v, %v; want nil, Ended", e, why)
 	}
 
@@ -65,11 +66,11 @@ func TestListNewestLastAndRemovals(t *testing.T) {
 	if got := ids(l.Pending()); !slices.Equal(got, []string{"alpha/a"}) || !next.Equal(a.Deadline) {
 		t.Fatalf("after c's deadline: %v, next %v; want [alpha/a], %v", got, next, a.Deadline)
 	}
-	if _, why := l.Find(c.Digest); why != Expired {
-		t.Errorf("Find of an expired request: %v, want Expired", why)
+	if _, why := l.Get("alpha", c.Ask); why != Expired {
+		t.Errorf("Get of an expired request: %v, want Expired", why)
 	}
-	if _, why := l.Find(strings.Repeat("0", 64)); why != Unknown {
-		t.Errorf("Find of an unknown digest: %v, want Unknown", why)
+	if _, why := l.Get("alpha", strings.Repeat("0", 32)); why != Unknown {
+		t.Errorf("Get of an unknown ask: %v, want Unknown", why)
 	}
 	if next := l.Expire(t0.Add(time.Hour)); !next.IsZero() || l.Len() != 0 {
 		t.Errorf("everything expired: next %v, %d left", next, l.Len())
@@ -79,17 +80,17 @@ func TestListNewestLastAndRemovals(t *testing.T) {
 func TestListDoneBeforeTheRequestIsNeverListed(t *testing.T) {
 	l := NewList()
 	p := pending(t, "alpha", "a", time.Minute)
-	l.Done("alpha", p.Digest, t0)
+	l.Done("alpha", p.Ask, t0)
 	if added(l.Add(p, t0, t0)) || l.Len() != 0 {
 		t.Fatal("a request read after its done mark was listed")
 	}
-	// The same digest from another host is another request.
+	// The same ask id from another host is another request.
 	p.Host = "beta"
 	if !added(l.Add(p, t0, t0)) {
 		t.Fatal("beta's request was refused for alpha's done mark")
 	}
-	if found, _ := l.Find(p.Digest); len(found) != 1 || found[0].Host != "beta" {
-		t.Fatalf("Find: %v", ids(found))
+	if e, _ := l.Get("beta", p.Ask); e == nil {
+		t.Fatal("beta's request is not pending")
 	}
 }
 
@@ -99,7 +100,7 @@ func TestListRefusesAnExpiredRequest(t *testing.T) {
 	if added(l.Add(p, t0, p.Deadline)) {
 		t.Fatal("a request whose deadline is now was listed")
 	}
-	if _, why := l.Get("alpha", p.Digest); why != Expired {
+	if _, why := l.Get("alpha", p.Ask); why != Expired {
 		t.Fatalf("why %v, want Expired", why)
 	}
 }
@@ -109,7 +110,7 @@ func TestListSignalsChanges(t *testing.T) {
 	p := pending(t, "alpha", "a", time.Minute)
 	for _, change := range []func(){
 		func() { l.Add(p, t0, t0) },
-		func() { l.Done("alpha", p.Digest, t0) },
+		func() { l.Done("alpha", p.Ask, t0) },
 	} {
 		change()
 		select {
@@ -118,7 +119,7 @@ func TestListSignalsChanges(t *testing.T) {
 			t.Fatal("no change signalled")
 		}
 	}
-	l.Done("alpha", p.Digest, t0) // nothing left to change
+	l.Done("alpha", p.Ask, t0) // nothing left to change
 	select {
 	case <-l.Changed():
 		t.Fatal("a change signalled for nothing")
@@ -152,7 +153,7 @@ func TestListProperty(t *testing.T) {
 				l.Add(r.p, r.published, now)
 				r.added = r.added || !r.done && r.p.Deadline.After(now)
 			case 1:
-				l.Done(r.p.Host, r.p.Digest, now)
+				l.Done(r.p.Host, r.p.Ask, now)
 				r.done = true
 			case 2:
 				now = now.Add(time.Duration(rng.IntN(5)) * time.Second)
@@ -169,7 +170,7 @@ func TestListProperty(t *testing.T) {
 			if c := a.Published.Compare(b.Published); c != 0 {
 				return c
 			}
-			return strings.Compare(a.Host+a.Digest, b.Host+b.Digest)
+			return strings.Compare(a.Host+a.Ask, b.Host+b.Ask)
 		})
 		if got := ids(l.Pending()); !slices.Equal(got, ids(want)) {
 			t.Fatalf("seed %d: pending %v, want %v", seed, got, ids(want))
@@ -196,7 +197,7 @@ func TestListHoldsTenThousand(t *testing.T) {
 		t.Fatalf("after one expiry: next %v, %d left", next, l.Len())
 	}
 	for i := 0; i < n; i += 2 {
-		l.Done(ps[i].Host, ps[i].Digest, t0)
+		l.Done(ps[i].Host, ps[i].Ask, t0)
 	}
 	if l.Len() != n/2-1 {
 		t.Fatalf("%d left after half were done, want %d", l.Len(), n/2-1)
@@ -206,19 +207,97 @@ func TestListHoldsTenThousand(t *testing.T) {
 func TestListIsCapped(t *testing.T) {
 	l := NewList()
 	for i := range MaxPending {
-		if !added(l.Add(pending(t, "alpha", fmt.Sprint(i), time.Hour), t0, t0)) {
+		if !added(l.Add(pending(t, fmt.Sprintf("host%d", i%20), fmt.Sprint(i), time.Hour), t0, t0)) {
 			t.Fatalf("request %d refused", i)
 		}
 	}
 	p := pending(t, "alpha", "one too many", time.Hour)
-	if ok, err := l.Add(p, t0, t0); ok || err != ErrFull {
+	if ok, err := l.Add(p, t0, t0); ok || !errors.Is(err, ErrFull) {
 		t.Fatalf("request past the cap: %v, %v", ok, err)
 	}
 	// Once one leaves, there is room again.
 	first := l.Pending()[0]
-	l.Done(first.Host, first.Digest, t0)
+	l.Done(first.Host, first.Ask, t0)
 	if !added(l.Add(p, t0, t0)) {
 		t.Fatal("no room after a request left")
+	}
+}
+
+// One host, however many requests it sends, with whatever deadline, holds
+// at most its share of the list, and each of its requests at most the
+// request stream's age: every other host's request is still listed, and
+// the flood leaves when the stream would have dropped it.
+func TestListOneHostCannotTakeIt(t *testing.T) {
+	l := NewList()
+	year3000 := time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+	refused := 0
+	for i := range MaxPending {
+		p := pending(t, "rogue", fmt.Sprint(i), 0)
+		p.Deadline = year3000
+		if ok, err := l.Add(p, t0, t0); !ok {
+			if !errors.Is(err, ErrFull) {
+				t.Fatalf("rogue %d: %v", i, err)
+			}
+			refused++
+		}
+	}
+	if l.Len() > MaxPerHost || refused != MaxPending-l.Len() {
+		t.Fatalf("one host holds %d requests (%d refused), more than its share %d", l.Len(), refused, MaxPerHost)
+	}
+	if e := l.Pending()[0]; !e.Deadline.Equal(t0.Add(wire.RequestsMaxAge)) {
+		t.Errorf("a year-3000 deadline is listed as %v, not at most the stream's age %v", e.Deadline, t0.Add(wire.RequestsMaxAge))
+	}
+	later := t0.Add(time.Hour)
+	if !added(l.Add(pending(t, "alpha", "real", 2*time.Hour), later, later)) {
+		t.Error("another host's request is not listed")
+	}
+	l.Expire(t0.Add(wire.RequestsMaxAge))
+	if got := ids(l.Pending()); !slices.Equal(got, nil) {
+		t.Errorf("after the stream's age: %v", got)
+	}
+}
+
+// A host's requests are capped by their size too: large requests fill
+// its share of bytes before its share of requests.
+func TestListCapsBytesPerHost(t *testing.T) {
+	l := NewList()
+	var dims []string
+	for j := range 250 {
+		dims = append(dims, fmt.Sprintf(`{"name":"d%d","value":"%s"}`, j, strings.Repeat("A", 4000)))
+	}
+	big := strings.Join(dims, ",")
+	n, held := 0, 0
+	for i := range MaxPerHost {
+		raw := fmt.Appendf(nil, `{"id":"%d","tool":"t","action":"write","dimensions":[%s]}`, i, big)
+		req, err := decision.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := l.Add(wire.Pending{Host: "rogue", Ask: req.SHA256[:32], Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(time.Hour)}, t0, t0); !ok {
+			break
+		}
+		n, held = n+1, held+2*len(raw)
+	}
+	if n == MaxPerHost || held > MaxBytesPerHost {
+		t.Errorf("one host holds %d requests of 1 MB, %d bytes counted", n, held)
+	}
+}
+
+// The ended requests remembered are capped, the oldest forgotten first,
+// however many done marks arrive.
+func TestListForgetsTheOldestEnded(t *testing.T) {
+	l := NewList()
+	for i := range maxEnded + 10 {
+		l.Done("alpha", fmt.Sprintf("%032x", i), t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	if len(l.ended) != maxEnded || len(l.endedOrder) != maxEnded {
+		t.Fatalf("%d ended remembered (%d noted), want %d", len(l.ended), len(l.endedOrder), maxEnded)
+	}
+	if _, why := l.Get("alpha", fmt.Sprintf("%032x", 0)); why != Unknown {
+		t.Errorf("the oldest: %v, want forgotten", why)
+	}
+	if _, why := l.Get("alpha", fmt.Sprintf("%032x", maxEnded+9)); why != Ended {
+		t.Errorf("the newest: %v, want Ended", why)
 	}
 }
 
@@ -242,7 +321,7 @@ func BenchmarkListMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			l.Add(wire.Pending{Host: fmt.Sprintf("host%d", i%20), Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(time.Hour)}, t0, t0)
+			l.Add(wire.Pending{Host: fmt.Sprintf("host%d", i%20), Ask: req.SHA256[:32], Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(time.Hour)}, t0, t0)
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)

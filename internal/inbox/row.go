@@ -7,14 +7,14 @@ import (
 	"github.com/askperm/askperm/form"
 )
 
-// Row is e's row at now: host, digest, session, age, time left and the
+// Row is e's row at now: host, id (what inbox answer takes), session, age, time left and the
 // question, request text rendered by form (the question already is).
 func Row(e *Entry, now time.Time) []string {
 	session := "-"
 	if e.Request.SessionID != "" {
 		session = form.Line(e.Request.SessionID)
 	}
-	return []string{form.Line(e.Host), e.Digest, session, Duration(now.Sub(e.Published)), Duration(e.Deadline.Sub(now)), e.Question}
+	return []string{form.Line(e.Host), form.Line(e.ID()), session, Duration(now.Sub(e.Published)), Duration(e.Deadline.Sub(now)), e.Question}
 }
 
 // Duration is d in whole seconds, at most two units: 45s, 3m05s, 2h10m.

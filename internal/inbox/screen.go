@@ -12,7 +12,6 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/askperm/askperm/form"
-	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/tty"
 	"github.com/askperm/askperm/prompt"
 	"github.com/askperm/askperm/prompt/tui"
@@ -98,7 +97,7 @@ func (s Screen) pick(ctx context.Context, m *listModel) (*Entry, error) {
 // open asks e's request in the terminal UI's form, and writes the answer
 // given. It returns what became of it, for the list's status line.
 func (s Screen) open(ctx context.Context, e *Entry) string {
-	what := form.Line(e.Host) + " " + e.Digest[:12]
+	what := form.Line(e.Host) + " " + e.Ask[:12]
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	fctx, cancelDeadline := context.WithDeadlineCause(fctx, e.Deadline, errExpired)
@@ -107,7 +106,7 @@ func (s Screen) open(ctx context.Context, e *Entry) string {
 	defer close(stop)
 	go func() {
 		for {
-			switch _, why := s.Team.List.Get(e.Host, e.Digest); why {
+			switch _, why := s.Team.List.Get(e.Host, e.Ask); why {
 			case Ended:
 				cancel(errEnded)
 				return
@@ -178,7 +177,7 @@ func (m *listModel) refresh() {
 		return
 	}
 	for i, e := range m.rows {
-		if team.DoneKey(e.Host, e.Digest) == m.key {
+		if e.ID() == m.key {
 			m.cursor = i
 			return
 		}
@@ -187,7 +186,7 @@ func (m *listModel) refresh() {
 		m.cursor = len(m.rows) - 1
 	}
 	m.cursor = min(m.cursor, len(m.rows)-1)
-	m.key = team.DoneKey(m.rows[m.cursor].Host, m.rows[m.cursor].Digest)
+	m.key = m.rows[m.cursor].ID()
 }
 
 func (m *listModel) move(by int) {
@@ -195,7 +194,7 @@ func (m *listModel) move(by int) {
 		return
 	}
 	m.cursor = max(0, min(len(m.rows)-1, m.cursor+by))
-	m.key = team.DoneKey(m.rows[m.cursor].Host, m.rows[m.cursor].Digest)
+	m.key = m.rows[m.cursor].ID()
 }
 
 func (m *listModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {

@@ -36,7 +36,7 @@ func TestScreenCursorStaysOnItsRequest(t *testing.T) {
 		t.Fatalf("after d arrived the cursor is on %s of %d", got, len(m.rows))
 	}
 	// b leaves: the cursor stays where it was, on the next one.
-	l.Done("alpha", ps[1].Digest, t0)
+	l.Done("alpha", ps[1].Ask, t0)
 	m.Update(changedMsg{})
 	if got := *m.rows[m.cursor].Request.ID; got != "c" {
 		t.Fatalf("after b left the cursor is on %s, want c", got)
@@ -89,7 +89,7 @@ func TestRowRendersHostileText(t *testing.T) {
 			continue // not a request: never listed
 		}
 		l := NewList()
-		l.Add(wire.Pending{Host: "alpha", Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(time.Hour)}, t0, t0)
+		l.Add(wire.Pending{Host: "alpha", Ask: req.SHA256[:32], Digest: req.SHA256, Raw: raw, Request: req, Deadline: t0.Add(time.Hour)}, t0, t0)
 		listed++
 		for _, cell := range Row(l.Pending()[0], t0) {
 			if i := strings.IndexFunc(cell, hostileRune); i >= 0 {

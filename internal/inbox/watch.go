@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,15 +53,15 @@ func Watch(ctx context.Context, js jetstream.JetStream, c team.Config, warn func
 	n := c.Names()
 	t := &Team{List: NewList(), Config: c, Warn: warn, now: time.Now}
 	var err error
-	if t.Answers, err = js.KeyValue(ctx, n.AnswersBucket()); err != nil {
-		return nil, fmt.Errorf("%s: %w", n.AnswersBucket(), err)
+	if t.Answers, err = wire.BindKV(ctx, js, c, n.AnswersBucket()); err != nil {
+		return nil, err
 	}
-	if t.Rules, err = js.KeyValue(ctx, n.RulesBucket()); err != nil {
-		return nil, fmt.Errorf("%s: %w", n.RulesBucket(), err)
+	if t.Rules, err = wire.BindKV(ctx, js, c, n.RulesBucket()); err != nil {
+		return nil, err
 	}
-	done, err := js.KeyValue(ctx, n.DoneBucket())
+	done, err := wire.BindKV(ctx, js, c, n.DoneBucket())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", n.DoneBucket(), err)
+		return nil, err
 	}
 	// The done marks are read first: a request read after them is never
 	// listed when it ended.
@@ -77,7 +76,7 @@ func Watch(ctx context.Context, js jetstream.JetStream, c team.Config, warn func
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	reqRead, err := t.watchRequests(ctx, js, n)
+	reqRead, err := t.watchRequests(ctx, js, c)
 	if err != nil {
 		return nil, err
 	}
@@ -108,11 +107,11 @@ func (t *Team) watchDone(ctx context.Context, w jetstream.KeyWatcher, read chan 
 				once()
 				continue
 			}
-			h, d, ok := strings.Cut(e.Key(), ".")
-			if !ok || team.CheckHost(h) != nil || team.CheckDigest(d) != nil {
+			h, a, err := team.ParseAskID(e.Key())
+			if err != nil {
 				continue // not a done key of this format
 			}
-			t.List.Done(h, d, t.now())
+			t.List.Done(h, a, t.now())
 		}
 	}
 }
@@ -120,10 +119,11 @@ func (t *Team) watchDone(ctx context.Context, w jetstream.KeyWatcher, read chan 
 // watchRequests consumes the requests stream from its start into the
 // list, and returns a channel closed once the messages it held when the
 // watch began are read.
-func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, n team.Names) (<-chan struct{}, error) {
-	s, err := js.Stream(ctx, n.RequestStream())
+func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, c team.Config) (<-chan struct{}, error) {
+	n := c.Names()
+	s, err := wire.BindStream(ctx, js, c, n.RequestStream())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", n.RequestStream(), err)
+		return nil, err
 	}
 	last := s.CachedInfo().State.LastSeq
 	read := make(chan struct{})

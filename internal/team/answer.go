@@ -15,16 +15,17 @@ import (
 // Answer is an approver's signed answer, the value of an answer key:
 // Decision is the decision object (protocol section 4) the approver's
 // askperm built for the request, Sig an Ed25519 signature by Approver's
-// key over its RFC 8785 form, in unpadded base64url.
+// key over the RFC 8785 form of the Signed statement that binds it to
+// one ask of one host, in unpadded base64url.
 type Answer struct {
 	Decision jsontext.Value `json:"decision"`
 	Approver string         `json:"approver"`
 	Sig      string         `json:"sig"`
 }
 
-// maxAnswer caps an answer's size: a decision is a line of at most a few
+// MaxAnswer caps an answer's size: a decision is a line of at most a few
 // kilobytes per grant and scope.
-const maxAnswer = 1 << 20
+const MaxAnswer = 1 << 20
 
 // Signer is an approver's signing key: an nkeys.KeyPair of a user.
 type Signer interface {
@@ -41,15 +42,40 @@ func PublicKey(kp Signer) string {
 	return k
 }
 
-// Sign is the answer, encoded, that kp gives with decision d. An
-// approver builds d with form.Decide(answer, decision.FrontendTeam, now).
-func Sign(kp Signer, d decision.Decision) ([]byte, error) {
+// Signed is what an answer's signature covers: the decision, for ask
+// Ask of host Host. An answer thus decides that one asking only: not
+// the same request asked again or at the same time (another ask id),
+// not another host's.
+type Signed struct {
+	Decision jsontext.Value `json:"decision"`
+	Host     string         `json:"host"`
+	Ask      string         `json:"ask"`
+}
+
+// signedBytes is the RFC 8785 form of Signed{canon, h, a}, canon being a
+// decision in its RFC 8785 form.
+func signedBytes(canon []byte, h, a string) ([]byte, error) {
+	b, err := json.Marshal(Signed{Decision: canon, Host: h, Ask: a})
+	if err != nil {
+		return nil, err
+	}
+	return decision.Canonical(b)
+}
+
+// Sign is the answer, encoded, that kp gives with decision d to ask a of
+// host h. An approver builds d with form.Decide(answer,
+// decision.FrontendTeam, now).
+func Sign(kp Signer, d decision.Decision, h, a string) ([]byte, error) {
 	line := decision.Encode(d)
 	canon, err := decision.Canonical(line[:len(line)-1])
 	if err != nil {
 		return nil, err
 	}
-	sig, err := kp.Sign(canon)
+	signed, err := signedBytes(canon, h, a)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := kp.Sign(signed)
 	if err != nil {
 		return nil, err
 	}
@@ -67,28 +93,29 @@ type Verified struct {
 
 // Verify checks the answer value found under key of the answers bucket
 // against the request sent (as Parse or EncodeRequest returned it) by
-// host c.Host, and returns its decision. Every check must pass, else the
-// answer is to be ignored and the wait goes on:
-//   - the key is <c.Host>.<sent's digest>.<approver> and names the
-//     approver the value names;
+// host c.Host in its ask ask, and returns its decision. Every check must
+// pass, else the answer is to be ignored and the wait goes on:
+//   - the key is <c.Host>.<ask>.<approver> and names the approver the
+//     value names;
 //   - the approver is one of c.Approvers;
-//   - the signature verifies over the canonical form of the decision;
+//   - the signature verifies over the canonical Signed statement of the
+//     decision, c.Host and ask;
 //   - the decision passes decision.ParseDecision for sent (id and digest
 //     echoed, grants, scopes, fields that go together);
 //   - it is a person's answer (cause user), never a session approval
 //     (a session lives in one host's memory, not the team's).
-func Verify(c Config, key string, value []byte, sent *decision.Request) (Verified, error) {
-	h, d, k, err := ParseAnswerKey(key)
+func Verify(c Config, ask, key string, value []byte, sent *decision.Request) (Verified, error) {
+	h, keyAsk, k, err := ParseAnswerKey(key)
 	if err != nil {
 		return Verified{}, err
 	}
 	switch {
 	case h != c.Host:
 		return Verified{}, fmt.Errorf("answer key %q is for host %q, not this host %q", key, h, c.Host)
-	case d != sent.SHA256:
-		return Verified{}, fmt.Errorf("answer key %q is for request %s, not %s", key, d, sent.SHA256)
-	case len(value) > maxAnswer:
-		return Verified{}, fmt.Errorf("answer %q: larger than %d bytes", key, maxAnswer)
+	case keyAsk != ask:
+		return Verified{}, fmt.Errorf("answer key %q is for ask %s, not %s", key, keyAsk, ask)
+	case len(value) > MaxAnswer:
+		return Verified{}, fmt.Errorf("answer %q: larger than %d bytes", key, MaxAnswer)
 	}
 	var a Answer
 	if err := json.Unmarshal(value, &a, json.RejectUnknownMembers(true)); err != nil {
@@ -114,7 +141,11 @@ func Verify(c Config, key string, value []byte, sent *decision.Request) (Verifie
 	if !ok { // ParseAnswerKey checked it
 		return Verified{}, fmt.Errorf("answer %q: %q is not an NKey user public key", key, k)
 	}
-	if !ed25519.Verify(pub, canon, sig) {
+	signed, err := signedBytes(canon, h, ask)
+	if err != nil {
+		return Verified{}, fmt.Errorf("answer %q: %w", key, err)
+	}
+	if !ed25519.Verify(pub, signed, sig) {
 		return Verified{}, fmt.Errorf("answer %q: the signature does not verify: %w", key, errSignature)
 	}
 	dec, err := decision.ParseDecision(append(canon, '\n'), sent)

@@ -10,6 +10,10 @@ import (
 // unavailable and the next frontend is asked.
 const ReachTimeout = 2 * time.Second
 
+// MaxRequest caps a request the team is asked: NATS's default largest
+// message. A larger request is unavailable to the team.
+const MaxRequest = 1 << 20
+
 // Done is how a request ended, written by its host to the done bucket.
 type Done struct {
 	Outcome  string            `json:"outcome"` // allow or deny
@@ -34,8 +38,10 @@ type Done struct {
 type BridgeStart struct {
 	Config Config `json:"config"`
 	// Request is the request as sent (its digest is Digest).
-	Request  []byte `json:"request"`
-	Digest   string `json:"digest"`
+	Request []byte `json:"request"`
+	Digest  string `json:"digest"`
+	// Ask is this asking's id (NewAsk): answers are keyed and signed for it.
+	Ask      string `json:"ask"`
 	Deadline int64  `json:"deadline"` // Unix milliseconds
 }
 

@@ -38,6 +38,8 @@ const startBound = ReachTimeout + time.Second
 type Frontend struct {
 	c    *Config
 	warn func(string)
+	// newAsk makes each asking's id (NewAsk).
+	newAsk func() string
 }
 
 // New returns the team frontend of c (nil: team mode not configured, the
@@ -47,7 +49,7 @@ func New(c *Config, warn func(string)) *Frontend {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	return &Frontend{c: c, warn: warn}
+	return &Frontend{c: c, warn: warn, newAsk: NewAsk}
 }
 
 // Name is "team".
@@ -62,7 +64,7 @@ var ErrUnavailable = errors.New("unavailable")
 // is not configured or trusts no approver, when the form has no request
 // as sent, when askperm-team is not installed, when the bridge cannot
 // publish the request within ReachTimeout (the server unreachable, the
-// team's streams missing, the same request decided before). Once the
+// team's streams missing or not as set up). Once the
 // request is published it waits until ctx ends, whatever the bridge
 // does, and a verified answer is the only way it returns an answer.
 // Whenever the request ends, the bridge is told, to record it.
@@ -75,6 +77,8 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 		return form.Answer{}, fmt.Errorf("%w: %w", ErrNoApprovers, ErrUnavailable)
 	case f.Sent() == nil:
 		return form.Answer{}, fmt.Errorf("the request as sent is unknown: %w", ErrUnavailable)
+	case len(f.Sent()) > MaxRequest:
+		return form.Answer{}, fmt.Errorf("the request is larger than the team takes (%d bytes): %w", MaxRequest, ErrUnavailable)
 	}
 	// The approvers see, and sign for, the digest of the bytes sent: they
 	// must be those of the request asked about.
@@ -89,13 +93,13 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 	if !ok {
 		return form.Answer{}, fmt.Errorf("the request has no deadline: %w", ErrUnavailable)
 	}
-	start := BridgeStart{Config: *c, Request: f.Sent(), Digest: f.Req.SHA256, Deadline: deadline.UnixMilli()}
+	start := BridgeStart{Config: *c, Request: f.Sent(), Digest: f.Req.SHA256, Ask: fe.newAsk(), Deadline: deadline.UnixMilli()}
 	b, err := startBridge(program, start, fe.warn)
 	if err != nil {
 		return form.Answer{}, fmt.Errorf("%s: %w: %w", program, err, ErrUnavailable)
 	}
 	defer b.kill()
-	r := &request{c: c, req: f.Req, deadline: deadline, warn: b.say, b: b}
+	r := &request{c: c, req: f.Req, ask: start.Ask, deadline: deadline, warn: b.say, b: b}
 	return r.wait(ctx)
 }
 
@@ -103,6 +107,7 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 type request struct {
 	c        *Config
 	req      *decision.Request
+	ask      string // this asking's id: only answers signed for it count
 	deadline time.Time
 	warn     func(string)
 	b        *bridge
@@ -165,7 +170,7 @@ func (r *request) wait(ctx context.Context) (form.Answer, error) {
 				started.Stop()
 				continue
 			case ev.Key != "":
-				v, verr := Verify(*r.c, ev.Key, ev.Value, r.req)
+				v, verr := Verify(*r.c, r.ask, ev.Key, ev.Value, r.req)
 				if verr != nil {
 					r.ignore(verr)
 					continue
@@ -247,7 +252,7 @@ type bridge struct {
 }
 
 // maxEvent bounds a line of the bridge: an answer and its key.
-const maxEvent = 4 * maxAnswer
+const maxEvent = 4 * MaxAnswer
 
 // startBridge starts program's bridge on the request start, in a process
 // group of its own, its stderr said on warn line by line.

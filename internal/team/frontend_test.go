@@ -83,6 +83,7 @@ func askBridge(t *testing.T, program string, d time.Duration, approvers ...strin
 	var said []string
 	var mu sync.Mutex
 	fe := New(&c, func(s string) { mu.Lock(); said = append(said, s); mu.Unlock() })
+	fe.newAsk = func() string { return testAsk }
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	a, err := fe.Ask(ctx, form.New(parse(t, testRequest), form.Options{Sent: []byte(testRequest)}))
@@ -113,7 +114,7 @@ func endOf(t *testing.T, rest string) Done {
 func TestAskThroughBridge(t *testing.T) {
 	kp := userKey(t)
 	req := parse(t, testRequest)
-	key := AnswerKey("ci-1", req.SHA256, PublicKey(kp))
+	key := AnswerKey("ci-1", testAsk, PublicKey(kp))
 	answer := event(t, BridgeEvent{Key: key, Value: sign(t, kp, decide(t, req, form.Answer{Choice: form.AllowOnce}))})
 	program, rest := fakeBridge(t, printf(published, answer))
 	a, err, said := askBridge(t, program, time.Minute, PublicKey(kp))
@@ -135,8 +136,8 @@ func TestAskBridgeForgesAnswers(t *testing.T) {
 	allow := decide(t, req, form.Answer{Choice: form.AllowOnce})
 	badSig := strings.Replace(string(sign(t, kp, allow)), `"sig":"`, `"sig":"AA`, 1)
 	program, rest := fakeBridge(t, printf(published,
-		event(t, BridgeEvent{Key: AnswerKey("ci-1", req.SHA256, PublicKey(rogue)), Value: sign(t, rogue, allow)}),
-		event(t, BridgeEvent{Key: AnswerKey("ci-1", req.SHA256, PublicKey(kp)), Value: []byte(badSig)})))
+		event(t, BridgeEvent{Key: AnswerKey("ci-1", testAsk, PublicKey(rogue)), Value: sign(t, rogue, allow)}),
+		event(t, BridgeEvent{Key: AnswerKey("ci-1", testAsk, PublicKey(kp)), Value: []byte(badSig)})))
 	a, err, said := askBridge(t, program, 2*time.Second, PublicKey(kp))
 	if !errors.Is(err, context.DeadlineExceeded) || a.Choice != "" || len(a.Ignored) != 2 {
 		t.Fatalf("got %+v, %v; want the deadline, two answers ignored", a, err)

@@ -43,7 +43,7 @@ func TestNames(t *testing.T) {
 
 func TestParseAnswerKey(t *testing.T) {
 	k := PublicKey(userKey(t))
-	d := digestOf("r")
+	d := NewAsk()
 	h, gd, gk, err := ParseAnswerKey(AnswerKey("ci-1", d, k))
 	if err != nil || h != "ci-1" || gd != d || gk != k {
 		t.Fatalf("round trip: %q %q %q %v", h, gd, gk, err)
@@ -51,8 +51,9 @@ func TestParseAnswerKey(t *testing.T) {
 	for _, bad := range []string{
 		"ci-1." + d,                            // no approver
 		"ci-1." + d + "." + k + ".x",           // one token too many
-		"ci-1." + strings.ToUpper(d) + "." + k, // digest in upper case
-		"ci-1." + d[:63] + "." + k,             // short digest
+		"ci-1." + strings.ToUpper(d) + "." + k, // ask id in upper case
+		"ci-1." + d[:31] + "." + k,             // short ask id
+		"ci-1." + digestOf("r") + "." + k,      // a digest, not an ask id
 		"ci-1." + d + ".alice",                 // not a key
 		"*." + d + "." + k,                     // a wildcard host
 		"ci-1." + d + "." + strings.ToLower(k), // not a key

@@ -13,7 +13,7 @@ import (
 )
 
 // ErrNotSetUp is a team whose streams or buckets are missing.
-var ErrNotSetUp = errors.New("the team's streams are not set up: run askperm inbox once, as an approver")
+var ErrNotSetUp = errors.New("the team's streams are not set up: run askperm-team setup once, with the set-up user's credentials")
 
 // runTeam runs askperm-team's hidden command with in on its stdin and
 // returns its stdout, at most max bytes, within ctx: past it, the

@@ -27,11 +27,10 @@ import (
 type inboxOptions struct {
 	stateDir, config, tty string
 	json, show            bool
-	// answer: the canned answer's fields, and the host when a digest is
-	// pending on several.
-	host, message, workdirScope, lifetime string
-	grants                                []string
-	scopes                                map[string]string
+	// answer: the canned answer's fields.
+	message, workdirScope, lifetime string
+	grants                          []string
+	scopes                          map[string]string
 }
 
 // inboxWait bounds reaching the server and reading the pending requests
@@ -52,8 +51,9 @@ only if your public key is among its approvers. A request leaves the list
 as soon as its host marks it done (another approver answered first, or it
 closed) or its deadline passes; a form open on it closes then.
 
-It creates the team's streams and buckets on the server when missing.
-Keys: Up and Down choose, Enter opens, q, Esc or Ctrl-C quit; in the form,
+The team's streams and buckets must exist (askperm-team setup, run once
+with the set-up user's credentials, makes them); the inbox refuses any that
+is not as setup makes it. Keys: Up and Down choose, Enter opens, q, Esc or Ctrl-C quit; in the form,
 Esc goes back to the list without answering.`,
 		Example: `  # Once: create your approver key, and give its public half to the hosts
   askperm inbox key
@@ -81,31 +81,31 @@ Esc goes back to the list without answering.`,
 		Use:   "list",
 		Short: "Print the pending requests and exit",
 		Example: `  askperm inbox list
-  askperm inbox list --json | jq -r .request_sha256`,
+  askperm inbox list --json | jq -r .id`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runInboxList(s, o) },
 	}
 	list.Flags().BoolVar(&o.json, "json", false, "one JSON object per line and request")
 
 	answer := &cobra.Command{
-		Use:   "answer DIGEST CHOICE",
+		Use:   "answer ID CHOICE",
 		Short: "Answer one pending request as a canned answer would, signed, and exit",
 		Long: `askperm inbox answer writes your signed answer to the pending request whose
-request_sha256 is DIGEST (askperm inbox list shows them). CHOICE is one of
+id is ID (HOST.ASK, as askperm inbox list shows it): the answer is signed
+for that one asking on that host, and decides nothing else. CHOICE is one of
 allow-once, deny-once, allow-always and deny-always, as --answer takes
 them; the rule of an always-choice takes the request's defaults unless
 --grant, --scope, --workdir-scope or --lifetime say otherwise, and is
 checked as the form checks a person's. Each approver answers a request
 once.`,
-		Example: `  askperm inbox answer "$digest" allow-once
-  askperm inbox answer "$digest" deny-once --message "not on Fridays"
-  askperm inbox answer "$digest" allow-always --scope path=/home/a/p/ --lifetime 900`,
+		Example: `  askperm inbox answer "$id" allow-once
+  askperm inbox answer "$id" deny-once --message "not on Fridays"
+  askperm inbox answer "$id" allow-always --scope path=/home/a/p/ --lifetime 900`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error { return runInboxAnswer(s, o, args[0], args[1]) },
 	}
 	f := answer.Flags()
 	f.StringVar(&o.message, "message", "", "the denial reason given with a deny")
-	f.StringVar(&o.host, "host", "", "the requesting host, when the digest is pending on several")
 	f.StringSliceVar(&o.grants, "grant", nil, "allow-always: a grant the rule gives (repeatable; default all requested)")
 	f.StringToStringVar(&o.scopes, "scope", nil, "always: DIMENSION=MATCH, the scope the rule covers of a dimension (repeatable)")
 	f.StringVar(&o.workdirScope, "workdir-scope", "", "always: selected (this workdir, the default) or all")
@@ -175,8 +175,8 @@ type approver struct {
 }
 
 // connectApprover loads the approver's key, reaches the team's server within
-// ctx, creates the streams and buckets where missing, and reads the
-// pending requests, telling warnings of what it ignores. The connection
+// ctx, binds the streams and buckets (checked as a host checks them), and
+// reads the pending requests, telling warnings of what it ignores. The connection
 // lasts until ctx ends.
 func connectApprover(ctx context.Context, set settings.Settings, warnings func(error)) (*approver, error) {
 	if set.Team == nil {
@@ -202,9 +202,6 @@ func connectApprover(ctx context.Context, set settings.Settings, warnings func(e
 	if err != nil {
 		return nil, internal("jetstream", err)
 	}
-	if err := wire.EnsureStreams(ctx, js, *set.Team); err != nil {
-		return nil, internal("setting up the team's streams", err)
-	}
 	t, err := inbox.Watch(ctx, js, *set.Team, warnings)
 	if err != nil {
 		return nil, internal("reading the pending requests", err)
@@ -219,6 +216,8 @@ func stderrWarnings(s cli.Streams) func(error) {
 
 // inboxEntry is a pending request in inbox list --json.
 type inboxEntry struct {
+	// ID is what inbox answer takes: host and ask id.
+	ID        string         `json:"id"`
 	Host      string         `json:"host"`
 	Digest    string         `json:"request_sha256"`
 	SessionID string         `json:"session_id,omitempty"`
@@ -228,7 +227,7 @@ type inboxEntry struct {
 	Request   jsontext.Value `json:"request"`
 }
 
-var inboxHeading = []string{"HOST", "REQUEST_SHA256", "SESSION", "AGE", "LEFT", "QUESTION"}
+var inboxHeading = []string{"HOST", "ID", "SESSION", "AGE", "LEFT", "QUESTION"}
 
 // withPending runs do with the approver's connection, its pending list
 // read and expired at now, within inboxWait or until a signal.
@@ -261,7 +260,7 @@ func writeInboxList(s cli.Streams, o *inboxOptions, pending []*inbox.Entry, now 
 	out := bufio.NewWriterSize(s.Decision, 64<<10)
 	if o.json {
 		for _, e := range pending {
-			err = errors.Join(err, cli.WriteJSON(out, inboxEntry{Host: e.Host, Digest: e.Digest, SessionID: e.Request.SessionID,
+			err = errors.Join(err, cli.WriteJSON(out, inboxEntry{ID: e.ID(), Host: e.Host, Digest: e.Digest, SessionID: e.Request.SessionID,
 				Published: e.Published.UTC(), Deadline: e.Deadline.UTC(), Question: e.Question, Request: e.Raw}))
 		}
 	} else {
@@ -296,57 +295,34 @@ func (o *inboxOptions) cannedAnswer(choice string) (answers.Entry, error) {
 	return f.Entries[0], nil
 }
 
-func runInboxAnswer(s cli.Streams, o *inboxOptions, digest, choice string) error {
-	if err := team.CheckDigest(digest); err != nil {
-		return cli.Usage("inbox answer: DIGEST: %v", err)
-	}
-	if o.host != "" {
-		if err := team.CheckHost(o.host); err != nil {
-			return cli.Usage("inbox answer: --host: %v", err)
-		}
+func runInboxAnswer(s cli.Streams, o *inboxOptions, id, choice string) error {
+	host, ask, err := team.ParseAskID(id)
+	if err != nil {
+		return cli.Usage("inbox answer: ID: %v", err)
 	}
 	canned, err := o.cannedAnswer(choice)
 	if err != nil {
 		return cli.Usage("inbox answer: %v", err)
 	}
 	return withPending(s, o, func(ctx context.Context, a *approver, _ time.Time) error {
-		e, err := pendingEntry(a.team.List, digest, o.host)
-		if err != nil {
-			return &cli.ExitError{Code: cli.ExitNoMatch, Err: fmt.Errorf("inbox answer: %v", err)}
+		e, why := a.team.List.Get(host, ask)
+		if e == nil {
+			return &cli.ExitError{Code: cli.ExitNoMatch, Err: fmt.Errorf("inbox answer: %s: %v", id, why)}
 		}
 		f := inbox.Form(e)
 		ans := canned.Answer(f)
-		err = a.team.Answer(ctx, a.key, e, f, ans)
+		err := a.team.Answer(ctx, a.key, e, f, ans)
 		switch {
 		case errors.Is(err, inbox.ErrAnswered):
-			return &cli.ExitError{Code: cli.ExitNoMatch, Err: fmt.Errorf("inbox answer: %s on %s: %w", digest, e.Host, err)}
+			return &cli.ExitError{Code: cli.ExitNoMatch, Err: fmt.Errorf("inbox answer: %s: %w", id, err)}
 		case errors.Is(err, inbox.ErrRejected):
 			return cli.Usage("inbox answer: %v", err)
 		case err != nil:
 			return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox answer: %w", err)}
 		}
-		cli.Warn(s.ErrOut, fmt.Sprintf("answered %s on %s: %s", digest, e.Host, form.ChoiceLabel(ans.Choice)))
+		cli.Warn(s.ErrOut, fmt.Sprintf("answered %s (request %s): %s", form.Line(id), e.Digest, form.ChoiceLabel(ans.Choice)))
 		return nil
 	})
-}
-
-// pendingEntry is the pending request digest (of host, when given).
-func pendingEntry(l *inbox.List, digest, host string) (*inbox.Entry, error) {
-	if host != "" {
-		e, why := l.Get(host, digest)
-		if e == nil {
-			return nil, fmt.Errorf("%s on %s: %v", digest, host, why)
-		}
-		return e, nil
-	}
-	found, why := l.Find(digest)
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("%s: %v", digest, why)
-	case 1:
-		return found[0], nil
-	}
-	return nil, fmt.Errorf("%s is pending on %d hosts (%s, ...): give --host", digest, len(found), found[0].Host)
 }
 
 func runInboxScreen(s cli.Streams, o *inboxOptions) error {

@@ -27,13 +27,17 @@ type teamApprover struct {
 }
 
 // startTeam starts a server running the documented configuration
-// (natstest) for host alpha and n approvers, and returns the approvers'
-// askperm, which has made the team's streams, and host alpha, trusting
-// them all.
+// (natstest) for host alpha and n approvers, sets the team up as its
+// set-up user (askperm-team setup), and returns the approvers' askperm
+// and host alpha, trusting them all.
 func startTeam(t *testing.T, n int) ([]*teamApprover, *inboxtest.Host) {
 	t.Helper()
 	tm := natstest.NewTeam(t, []string{"alpha"}, n)
 	url := natstest.StartServer(t, tm).URL
+	conf := writeFile(t, "setup.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"setup\"\n", url))
+	if code, _, stderr := invoke(t, "", nil, "setup", "--config", conf, "--creds", tm.Setup.SeedFile); code != cli.ExitOK {
+		t.Fatalf("setup: exit %d: %s", code, stderr)
+	}
 	var as []*teamApprover
 	var keys []string
 	for _, u := range tm.Approvers {
@@ -41,7 +45,7 @@ func startTeam(t *testing.T, n int) ([]*teamApprover, *inboxtest.Host) {
 		a.config = writeFile(t, "config.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\ncreds = %q\nkey = %q\n", url, u.SeedFile, u.SeedFile))
 		as, keys = append(as, a), append(keys, u.Public)
 	}
-	if got := listed(t, as[0]); len(got) != 0 { // and the streams are made
+	if got := listed(t, as[0]); len(got) != 0 {
 		t.Fatalf("a new team lists %v", got)
 	}
 	return as, inboxtest.NewHost(t, url, tm.Hosts[0], keys...)
@@ -76,7 +80,7 @@ func request(t *testing.T, name string) []byte {
 	return raw
 }
 
-// listed is the digests inbox list --json prints, by host and digest.
+// listed is the requests inbox list --json prints, by id.
 func listed(t *testing.T, a *teamApprover) map[string]inboxEntry {
 	t.Helper()
 	code, out, stderr := a.run("inbox", "list", "--json")
@@ -92,7 +96,7 @@ func listed(t *testing.T, a *teamApprover) map[string]inboxEntry {
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		got[e.Host+"."+e.Digest] = e
+		got[e.ID] = e
 	}
 	return got
 }
@@ -107,7 +111,7 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 	denyAlways := h.Publish(request(t, "write-file.json"), "deny-always", deadline)
 
 	got := listed(t, a)
-	e, ok := got["alpha."+allow.SHA256]
+	e, ok := got[id(h, allow)]
 	if len(got) != 4 || !ok {
 		t.Fatalf("listed %v, want the 4 requests", got)
 	}
@@ -116,21 +120,21 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 		t.Errorf("entry %+v", e)
 	}
 
-	if code, _, stderr := a.run("inbox", "answer", allow.SHA256, "allow-once"); code != cli.ExitOK {
+	if code, _, stderr := a.run("inbox", "answer", id(h, allow), "allow-once"); code != cli.ExitOK {
 		t.Fatalf("answer allow-once: exit %d: %s", code, stderr)
 	}
 	if d := h.Answer(allow, a.key); d.Decision != decision.Allow || d.Frontend != decision.FrontendTeam || d.Persist != decision.PersistOnce {
 		t.Errorf("allow-once: %+v", d)
 	}
 
-	if code, _, stderr := a.run("inbox", "answer", deny.SHA256, "deny-once", "--message", "not now"); code != cli.ExitOK {
+	if code, _, stderr := a.run("inbox", "answer", id(h, deny), "deny-once", "--message", "not now"); code != cli.ExitOK {
 		t.Fatalf("answer deny-once: exit %d: %s", code, stderr)
 	}
 	if d := h.Answer(deny, a.key); d.Decision != decision.Deny || d.Message != "not now" {
 		t.Errorf("deny with a message: %+v", d)
 	}
 
-	code, _, stderr := a.run("inbox", "answer", always.SHA256, "allow-always", "--grant", "fs.write",
+	code, _, stderr := a.run("inbox", "answer", id(h, always), "allow-always", "--grant", "fs.write",
 		"--scope", "path=/home/a/p/", "--workdir-scope", "all", "--lifetime", "900")
 	if code != cli.ExitOK {
 		t.Fatalf("answer allow-always: exit %d: %s", code, stderr)
@@ -146,7 +150,7 @@ func TestInboxAnswerIsSignedAndBound(t *testing.T) {
 		t.Fatalf("the team rules of the approver: %+v", saved)
 	}
 
-	code, _, stderr = a.run("inbox", "answer", denyAlways.SHA256, "deny-always", "--message", "never", "--scope", "path=*")
+	code, _, stderr = a.run("inbox", "answer", id(h, denyAlways), "deny-always", "--message", "never", "--scope", "path=*")
 	if code != cli.ExitOK {
 		t.Fatalf("answer deny-always: exit %d: %s", code, stderr)
 	}
@@ -197,7 +201,7 @@ func TestInboxAnswerErrors(t *testing.T) {
 	}
 	code, out, _ := a.run("inbox", "list")
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != cli.ExitOK || len(lines) != 2 ||
-		!strings.HasPrefix(lines[0], "HOST") || !strings.HasPrefix(lines[1], "alpha") || !strings.Contains(lines[1], req.SHA256) ||
+		!strings.HasPrefix(lines[0], "HOST") || !strings.HasPrefix(lines[1], "alpha") || !strings.Contains(lines[1], id(h, req)) ||
 		!strings.Contains(lines[1], " s-1 ") || !strings.HasSuffix(lines[1], " write_file (fs-default) wants to write /home/a/p/report.md") {
 		t.Errorf("inbox list: exit %d:\n%s", code, out)
 	}
@@ -207,21 +211,23 @@ func TestInboxAnswerErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown", []string{strings.Repeat("0", 64), "allow-once"}, cli.ExitNoMatch, "no such request is pending"},
-		{"expired", []string{expired.SHA256, "deny-once"}, cli.ExitNoMatch, "expired"},
-		{"done", []string{done.SHA256, "deny-once"}, cli.ExitNoMatch, "ended"},
-		{"not a digest", []string{"abc", "allow-once"}, cli.ExitUsage, "not a request digest"},
-		{"session", []string{req.SHA256, "allow-session"}, cli.ExitUsage, "a session approval lives in its host's memory"},
-		{"unknown choice", []string{req.SHA256, "allow-forever"}, cli.ExitUsage, "choice: unknown"},
-		{"rule field on a one-time choice", []string{req.SHA256, "allow-once", "--lifetime", "900"}, cli.ExitUsage, "belong to always-choices"},
-		{"scope not offered", []string{req.SHA256, "allow-always", "--scope", "path=/etc/"}, cli.ExitUsage, "not a scope offered"},
+		{"unknown", []string{"alpha." + strings.Repeat("0", 32), "allow-once"}, cli.ExitNoMatch, "no such request is pending"},
+		{"another host's ask id", []string{team.AskID("beta", h.Ask(req)), "allow-once"}, cli.ExitNoMatch, "no such request is pending"},
+		{"expired", []string{id(h, expired), "deny-once"}, cli.ExitNoMatch, "expired"},
+		{"done", []string{id(h, done), "deny-once"}, cli.ExitNoMatch, "ended"},
+		{"not an id", []string{"abc", "allow-once"}, cli.ExitUsage, "not <host>.<ask id>"},
+		{"a digest", []string{req.SHA256, "allow-once"}, cli.ExitUsage, "not <host>.<ask id>"},
+		{"session", []string{id(h, req), "allow-session"}, cli.ExitUsage, "a session approval lives in its host's memory"},
+		{"unknown choice", []string{id(h, req), "allow-forever"}, cli.ExitUsage, "choice: unknown"},
+		{"rule field on a one-time choice", []string{id(h, req), "allow-once", "--lifetime", "900"}, cli.ExitUsage, "belong to always-choices"},
+		{"scope not offered", []string{id(h, req), "allow-always", "--scope", "path=/etc/"}, cli.ExitUsage, "not a scope offered"},
 	} {
 		code, _, stderr := a.run(append([]string{"inbox", "answer"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, %q; want %d, %q", tc.name, code, stderr, tc.code, tc.want)
 		}
 	}
-	if _, err := h.KV(h.Config.Names().AnswersBucket()).Get(context.Background(), team.AnswerKey("alpha", req.SHA256, a.key)); err == nil {
+	if _, err := h.KV(h.Config.Names().AnswersBucket()).Get(context.Background(), team.AnswerKey("alpha", h.Ask(req), a.key)); err == nil {
 		t.Error("a rejected answer was written")
 	}
 }
@@ -236,9 +242,9 @@ func TestInboxAnswersRace(t *testing.T) {
 	codes := make([]int, 3)
 	var wg sync.WaitGroup
 	for i, run := range []func() (int, string, string){
-		func() (int, string, string) { return a.run("inbox", "answer", req.SHA256, "allow-once") },
-		func() (int, string, string) { return a.run("inbox", "answer", req.SHA256, "deny-once") },
-		func() (int, string, string) { return b.run("inbox", "answer", req.SHA256, "deny-once") },
+		func() (int, string, string) { return a.run("inbox", "answer", id(h, req), "allow-once") },
+		func() (int, string, string) { return a.run("inbox", "answer", id(h, req), "deny-once") },
+		func() (int, string, string) { return b.run("inbox", "answer", id(h, req), "deny-once") },
 	} {
 		wg.Go(func() { codes[i], _, _ = run() })
 	}
@@ -253,9 +259,39 @@ func TestInboxAnswersRace(t *testing.T) {
 	if h.Answer(req, b.key).Decision != decision.Deny {
 		t.Error("approver b's answer")
 	}
-	code, _, stderr := a.run("inbox", "answer", req.SHA256, "deny-once")
+	code, _, stderr := a.run("inbox", "answer", id(h, req), "deny-once")
 	if code != cli.ExitNoMatch || !strings.Contains(stderr, "answered this request already") {
 		t.Errorf("a third answer: exit %d, %s", code, stderr)
+	}
+}
+
+// id is the id inbox list gives req, published by h.
+func id(h *inboxtest.Host, req *decision.Request) string {
+	return team.AskID(h.Config.Host, h.Ask(req))
+}
+
+// The inbox never makes the team's streams (an approver may not): on a
+// team not set up it says so and how to set it up; askperm-team setup
+// with an approver's credentials is refused, with the set-up user's it
+// sets the team up.
+func TestInboxOnATeamNotSetUp(t *testing.T) {
+	tm := natstest.NewTeam(t, []string{"alpha"}, 1)
+	url := natstest.StartServer(t, tm).URL
+	u := tm.Approvers[0]
+	a := &teamApprover{t: t, dir: t.TempDir(), key: u.Public}
+	a.config = writeFile(t, "config.toml", fmt.Sprintf("[team]\nurl = %q\nhost = \"approver\"\ncreds = %q\nkey = %q\n", url, u.SeedFile, u.SeedFile))
+	code, _, stderr := a.run("inbox", "list")
+	if code != cli.ExitInternal || !strings.Contains(stderr, "not set up") {
+		t.Errorf("inbox list on a team not set up: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := invoke(t, "", nil, "setup", "--config", a.config); code != cli.ExitInternal {
+		t.Errorf("setup as an approver: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := invoke(t, "", nil, "setup", "--config", a.config, "--creds", tm.Setup.SeedFile); code != cli.ExitOK {
+		t.Errorf("setup as the set-up user: exit %d, %s", code, stderr)
+	}
+	if got := listed(t, a); len(got) != 0 {
+		t.Errorf("a team just set up lists %v", got)
 	}
 }
 
@@ -283,7 +319,7 @@ func TestInboxCannotStart(t *testing.T) {
 	}
 
 	noKey := &teamApprover{t: t, dir: t.TempDir(), config: writeFile(t, "config.toml", "[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"approver\"\n")}
-	code, _, stderr = noKey.run("inbox", "answer", strings.Repeat("0", 64), "deny-once")
+	code, _, stderr = noKey.run("inbox", "answer", "alpha."+strings.Repeat("0", 32), "deny-once")
 	if code != cli.ExitUsage || !strings.Contains(stderr, "askperm inbox key creates one") {
 		t.Errorf("without a key: exit %d, %s", code, stderr)
 	}

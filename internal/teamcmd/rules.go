@@ -191,7 +191,7 @@ func listTeamRules(s cli.Streams, o *memoryOptions) error {
 	tc, err := connectTeam(c)
 	if err == nil {
 		defer tc.close()
-		rules, err = wire.FetchRules(tc.ctx, tc.js, c.Names())
+		rules, err = wire.FetchRules(tc.ctx, tc.js, c)
 		err = tc.why(err)
 	}
 	switch {
@@ -267,7 +267,7 @@ func forgetTeamRule(s cli.Streams, o *memoryOptions, args []string) error {
 	}
 	defer tc.close()
 	ctx := tc.ctx
-	kv, err := tc.js.KeyValue(ctx, c.Names().RulesBucket())
+	kv, err := wire.BindKV(ctx, tc.js, c, c.Names().RulesBucket())
 	if err != nil {
 		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("team: %s: %w", c.Names().RulesBucket(), tc.why(err))}
 	}

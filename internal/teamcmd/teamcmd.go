@@ -85,6 +85,6 @@ team frontend asks, and the team commands of askperm an approver runs.`,
 			return wire.AuditPublish(cmd.Context(), in)
 		},
 	})
-	root.AddCommand(newInbox(s), newRules(s), newLog(s))
+	root.AddCommand(newInbox(s), newRules(s), newLog(s), newSetup(s))
 	return root
 }

@@ -27,6 +27,7 @@ type Host struct {
 	t      testing.TB
 	Config team.Config
 	js     jetstream.JetStream
+	asks   map[string]string // the ask id of each request published, by digest
 }
 
 // NewHost connects host u (a natstest host user) to the server at url.
@@ -42,7 +43,7 @@ func NewHost(t testing.TB, url string, u natstest.User, approvers ...string) *Ho
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Host{t: t, Config: c, js: js}
+	return &Host{t: t, Config: c, js: js, asks: map[string]string{}}
 }
 
 // Publish publishes the request raw with its id set to id (to tell
@@ -60,10 +61,22 @@ func (h *Host) Publish(raw []byte, id string, deadline time.Time) *decision.Requ
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if err := wire.Publish(context.Background(), h.js, h.Config.Names(), h.Config.Host, req.SHA256, raw, deadline); err != nil {
+	ask := team.NewAsk()
+	if err := wire.Publish(context.Background(), h.js, h.Config.Names(), h.Config.Host, ask, raw, deadline); err != nil {
 		h.t.Fatal(err)
 	}
+	h.asks[req.SHA256] = ask
 	return req
+}
+
+// Ask is the ask id req was published with.
+func (h *Host) Ask(req *decision.Request) string {
+	h.t.Helper()
+	a, ok := h.asks[req.SHA256]
+	if !ok {
+		h.t.Fatalf("request %s was not published", req.SHA256)
+	}
+	return a
 }
 
 // KV is the team's bucket named bucket.
@@ -80,7 +93,7 @@ func (h *Host) KV(bucket string) jetstream.KeyValue {
 // it timed out.
 func (h *Host) Done(req *decision.Request, d team.Done) {
 	h.t.Helper()
-	if err := wire.WriteDone(context.Background(), h.KV(h.Config.Names().DoneBucket()), h.Config.Host, req.SHA256, d); err != nil {
+	if err := wire.WriteDone(context.Background(), h.KV(h.Config.Names().DoneBucket()), h.Config.Host, h.Ask(req), d); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -90,7 +103,7 @@ func (h *Host) Done(req *decision.Request, d team.Done) {
 func (h *Host) Answer(req *decision.Request, approver string) decision.Decision {
 	h.t.Helper()
 	kv := h.KV(h.Config.Names().AnswersBucket())
-	key := team.AnswerKey(h.Config.Host, req.SHA256, approver)
+	key := team.AnswerKey(h.Config.Host, h.Ask(req), approver)
 	e, err := kv.Get(context.Background(), key)
 	for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
@@ -99,7 +112,7 @@ func (h *Host) Answer(req *decision.Request, approver string) decision.Decision 
 	if err != nil {
 		h.t.Fatalf("no answer %s: %v", key, err)
 	}
-	v, err := team.Verify(h.Config, key, e.Value(), req)
+	v, err := team.Verify(h.Config, h.Ask(req), key, e.Value(), req)
 	if err != nil {
 		h.t.Fatalf("the answer does not verify: %v", err)
 	}

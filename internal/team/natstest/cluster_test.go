@@ -24,9 +24,7 @@ func TestClusterSurvivesLeaderLoss(t *testing.T) {
 	host := connect(t, tm.Hosts[0], c.URL())
 	appr := connect(t, tm.Approvers[0], c.URL())
 	ctx := testContext(t)
-	if err := ensureStreams(ctx, appr.js, 3); err != nil {
-		t.Fatalf("R3 streams: %v", err)
-	}
+	tm.SetUp(t, c.URL(), 3)
 
 	req1 := []byte(`{"id":"r1"}`)
 	if _, err := host.publishRequest(ctx, "hosta", req1); err != nil {

@@ -24,6 +24,7 @@ const (
 	hostName       = "alpha"
 	hostKey        = "HOST_PUBLIC_KEY"
 	approverKey    = "APPROVER_PUBLIC_KEY"
+	setupKey       = "SETUP_PUBLIC_KEY"
 	hostBlock      = "# --- host block"
 	approverBlock  = "# --- approver block"
 	endBlockMarker = "# --- end of "
@@ -44,6 +45,9 @@ func (u User) InboxPrefix() string { return "_INBOX_" + u.Name }
 type Team struct {
 	Hosts     []User
 	Approvers []User
+	// Setup is the set-up user, who alone may create and update the
+	// streams (SetUp); its inbox prefix is team.SetupInbox.
+	Setup User
 }
 
 // NewTeam makes an nkey user for each host name and n approvers, writing
@@ -57,6 +61,7 @@ func NewTeam(t testing.TB, hosts []string, approvers int) *Team {
 	for range approvers {
 		tm.Approvers = append(tm.Approvers, newUser(t, dir, ""))
 	}
+	tm.Setup = newUser(t, dir, "setup")
 	return tm
 }
 
@@ -104,13 +109,14 @@ func (tm *Team) Config(t testing.TB) string {
 		}
 		return b.String()
 	})
-	return replaceBlock(t, conf, approverBlock, func(block string) string {
+	conf = replaceBlock(t, conf, approverBlock, func(block string) string {
 		var b strings.Builder
 		for _, a := range tm.Approvers {
 			b.WriteString(strings.ReplaceAll(block, approverKey, a.Public))
 		}
 		return b.String()
 	})
+	return strings.ReplaceAll(conf, setupKey, tm.Setup.Public)
 }
 
 // replaceBlock replaces the lines from the one holding start to the end

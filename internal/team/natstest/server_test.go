@@ -18,9 +18,7 @@ func TestServerRestartKeepsStreamsAndWatch(t *testing.T) {
 	host := connect(t, tm.Hosts[0], srv.URL)
 	appr := connect(t, tm.Approvers[0], srv.URL)
 	ctx := testContext(t)
-	if err := ensureStreams(ctx, appr.js, 1); err != nil {
-		t.Fatal(err)
-	}
+	tm.SetUp(t, srv.URL, 1)
 	req := []byte(`{"id":"r1"}`)
 	if _, err := host.publishRequest(ctx, "hosta", req); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 
 	teammode "github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/team/natstest"
-	"github.com/askperm/askperm/internal/team/wire"
 )
 
 // The team's names with the default prefix, as docs/team/nats.conf spells them.
@@ -25,12 +24,6 @@ const (
 	doneKV      = "ASKPERM_DONE"
 	rulesKV     = "ASKPERM_RULES"
 )
-
-// ensureStreams creates the team's streams and buckets as `askperm inbox`
-// does on first start (wire.EnsureStreams), with the default prefix.
-func ensureStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
-	return wire.EnsureStreams(ctx, js, teammode.Config{Prefix: teammode.DefaultPrefix, Replicas: replicas})
-}
 
 // client is one user's connection, with the asynchronous errors the server
 // sent it (permission violations arrive there, not as call results).
@@ -113,11 +106,14 @@ func digest(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// publishRequest publishes a request as a host's team frontend does.
+// publishRequest publishes a request as a host's team frontend does, with
+// an ask id of its own.
 func (c *client) publishRequest(ctx context.Context, host string, body []byte) (*jetstream.PubAck, error) {
 	m := nats.NewMsg("askperm.req." + host)
 	m.Data = body
-	m.Header.Set(jetstream.MsgIDHeader, digest(body))
+	ask := teammode.NewAsk()
+	m.Header.Set(jetstream.MsgIDHeader, teammode.AskID(host, ask))
+	m.Header.Set(teammode.HeaderAsk, ask)
 	m.Header.Set("Askperm-Host", host)
 	m.Header.Set("Askperm-Deadline", "4102444800000")
 	return c.js.PublishMsg(ctx, m)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -52,6 +51,9 @@ func Bridge(ctx context.Context, in io.Reader, out io.Writer) error {
 	if req.SHA256 != start.Digest {
 		return fmt.Errorf("bridge: the request's digest is %s, not %s", req.SHA256, start.Digest)
 	}
+	if err := team.CheckAsk(start.Ask); err != nil {
+		return fmt.Errorf("bridge: the request: %w", err)
+	}
 	deadline := time.UnixMilli(start.Deadline)
 	ctx, cancel := context.WithDeadline(ctx, deadline.Add(lastWords))
 	defer cancel()
@@ -64,7 +66,7 @@ func Bridge(ctx context.Context, in io.Reader, out io.Writer) error {
 			end = nil
 		}
 	}()
-	b := &bridge{c: start.Config, n: start.Config.Names(), req: req, raw: start.Request, deadline: deadline,
+	b := &bridge{c: start.Config, n: start.Config.Names(), req: req, ask: start.Ask, raw: start.Request, deadline: deadline,
 		out: out, reconnected: make(chan struct{}, 1), seen: map[string]uint64{}}
 	if err := b.start(ctx, ended, &end); err != nil {
 		return b.emit(team.BridgeEvent{Unavailable: err.Error()})
@@ -86,6 +88,7 @@ type bridge struct {
 	c        team.Config
 	n        team.Names
 	req      *decision.Request
+	ask      string
 	raw      []byte
 	deadline time.Time
 	out      io.Writer
@@ -112,8 +115,7 @@ func (b *bridge) emit(ev team.BridgeEvent) error {
 	return err
 }
 
-// start connects, binds the team's streams, checks that the request did
-// not end before, and publishes it, within team.ReachTimeout or until
+// start connects, binds the team's streams and publishes the request, within team.ReachTimeout or until
 // the request ends. A publish that failed may have stored the request
 // all the same: its end is recorded, as askperm told or unavailable.
 func (b *bridge) start(parent context.Context, ended <-chan struct{}, end **team.Done) error {
@@ -140,10 +142,7 @@ func (b *bridge) start(parent context.Context, ended <-chan struct{}, end **team
 		b.buckets, err = Bind(ctx, js, b.c)
 	}
 	if err == nil {
-		err = b.notEndedBefore(ctx)
-	}
-	if err == nil {
-		err = Publish(ctx, js, b.n, b.c.Host, b.req.SHA256, b.raw, b.deadline)
+		err = Publish(ctx, js, b.n, b.c.Host, b.ask, b.raw, b.deadline)
 		if err != nil {
 			d := team.Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseUnavailable}
 			select {
@@ -162,20 +161,6 @@ func (b *bridge) start(parent context.Context, ended <-chan struct{}, end **team
 	}
 	b.nc = nc
 	return nil
-}
-
-// notEndedBefore fails when the done bucket has the request: the same
-// bytes were asked and decided before, and answers to them, already
-// taken, must not decide again.
-func (b *bridge) notEndedBefore(ctx context.Context) error {
-	_, err := b.buckets.Done.Get(ctx, team.DoneKey(b.c.Host, b.req.SHA256))
-	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return nil
-	case err != nil:
-		return fmt.Errorf("%s: %w", b.n.DoneBucket(), err)
-	}
-	return fmt.Errorf("the same request (digest %s) was decided by the team before; a request asked again needs its own id", b.req.SHA256)
 }
 
 // relay passes on every answer put under the request's keys until the
@@ -245,7 +230,7 @@ func (b *bridge) watch(ctx context.Context) (*watch, error) {
 	// for its making alone is a timer cancelling it.
 	ctx, cancel := context.WithCancel(ctx)
 	timer := time.AfterFunc(team.ReachTimeout, cancel)
-	w, err := b.buckets.Answers.Watch(ctx, team.AnswerWatch(b.c.Host, b.req.SHA256))
+	w, err := b.buckets.Answers.Watch(ctx, team.AnswerWatch(b.c.Host, b.ask))
 	if !timer.Stop() || err != nil {
 		cancel()
 		return nil, cmp.Or(err, context.DeadlineExceeded)
@@ -258,5 +243,5 @@ func (b *bridge) watch(ctx context.Context) (*watch, error) {
 func (b *bridge) done(ctx context.Context, d team.Done) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), doneBound)
 	defer cancel()
-	_ = WriteDone(ctx, b.buckets.Done, b.c.Host, b.req.SHA256, d) // the inboxes drop the request at its deadline anyway
+	_ = WriteDone(ctx, b.buckets.Done, b.c.Host, b.ask, d) // the inboxes drop the request at its deadline anyway
 }

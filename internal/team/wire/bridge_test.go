@@ -30,7 +30,8 @@ func TestBridgeRefusesBadStart(t *testing.T) {
 		{"nothing", "", "the request: EOF"},
 		{"not JSON", "hello\n", "the request"},
 		{"an invalid request", line(team.BridgeStart{Config: c, Request: []byte(`{"action":""}`), Digest: digestOf(`{}`), Deadline: deadline}), "the request"},
-		{"another digest", line(team.BridgeStart{Config: c, Request: []byte(testRequest), Digest: digestOf(`{}`), Deadline: deadline}), "the request's digest is"},
+		{"another digest", line(team.BridgeStart{Config: c, Request: []byte(testRequest), Digest: digestOf(`{}`), Ask: team.NewAsk(), Deadline: deadline}), "the request's digest is"},
+		{"no ask id", line(team.BridgeStart{Config: c, Request: []byte(testRequest), Digest: parse(t, testRequest).SHA256, Deadline: deadline}), "not an ask id"},
 	} {
 		var out bytes.Buffer
 		err := Bridge(context.Background(), strings.NewReader(tc.in), &out)
@@ -45,7 +46,7 @@ func TestBridgeRefusesBadStart(t *testing.T) {
 func TestBridgeUnavailable(t *testing.T) {
 	c := validConfig(team.PublicKey(userKey(t)))
 	c.URL = "nats://127.0.0.1:" + strconv.Itoa(freePort(t))
-	start, _ := json.Marshal(team.BridgeStart{Config: c, Request: []byte(testRequest), Digest: parse(t, testRequest).SHA256, Deadline: time.Now().Add(time.Minute).UnixMilli()})
+	start, _ := json.Marshal(team.BridgeStart{Config: c, Request: []byte(testRequest), Digest: parse(t, testRequest).SHA256, Ask: team.NewAsk(), Deadline: time.Now().Add(time.Minute).UnixMilli()})
 	// askperm keeps the bridge's stdin open while the request lives.
 	in, w := io.Pipe()
 	defer w.Close()

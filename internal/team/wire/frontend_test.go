@@ -68,7 +68,7 @@ func (a *approverSide) next() Pending {
 func (a *approverSide) answer(kp nkeys.KeyPair, p Pending, fa form.Answer) decision.Decision {
 	a.t.Helper()
 	d := decide(a.t, p.Request, fa)
-	if err := WriteAnswer(context.Background(), a.answers, p.Host, p.Digest, sign(a.t, kp, d)); err != nil {
+	if err := WriteAnswer(context.Background(), a.answers, p.Host, p.Ask, sign(a.t, kp, d, p)); err != nil {
 		a.t.Fatal(err)
 	}
 	return d
@@ -85,9 +85,9 @@ func (a *approverSide) put(key string, value []byte) {
 // doneOf is how the host recorded p's end.
 func (a *approverSide) doneOf(p Pending) team.Done {
 	a.t.Helper()
-	got, err := a.done.Get(context.Background(), team.DoneKey(p.Host, p.Digest))
+	got, err := a.done.Get(context.Background(), team.DoneKey(p.Host, p.Ask))
 	if err != nil {
-		a.t.Fatalf("done %s: %v", team.DoneKey(p.Host, p.Digest), err)
+		a.t.Fatalf("done %s: %v", team.DoneKey(p.Host, p.Ask), err)
 	}
 	var d team.Done
 	if err := json.Unmarshal(got.Value(), &d); err != nil {
@@ -203,12 +203,12 @@ func TestAskIgnoresForgedAnswers(t *testing.T) {
 	raw := requestN(1)
 	req, res := ask(ctx, fe, raw)
 	p := side.next()
-	key := func(kp nkeys.KeyPair) string { return team.AnswerKey(p.Host, p.Digest, team.PublicKey(kp)) }
+	key := func(kp nkeys.KeyPair) string { return team.AnswerKey(p.Host, p.Ask, team.PublicKey(kp)) }
 	allow := decide(t, req, form.Answer{Choice: form.AllowOnce})
 	widened := allow
 	widened.Grants = append(append([]string{}, allow.Grants...), "fs.delete")
 	other := decide(t, parse(t, requestN(2)), form.Answer{Choice: form.AllowOnce})
-	badSig := sign(t, a, allow)
+	badSig := sign(t, a, allow, p)
 	badSig = []byte(strings.Replace(string(badSig), `"allow"`, `"deny"`, 1))
 
 	forged := []struct {
@@ -216,11 +216,11 @@ func TestAskIgnoresForgedAnswers(t *testing.T) {
 		value     []byte
 		want      string
 	}{
-		{"an unlisted key", key(rogue), sign(t, rogue, allow), "not one of this host's approvers"},
+		{"an unlisted key", key(rogue), sign(t, rogue, allow, p), "not one of this host's approvers"},
 		{"a bad signature", key(a), badSig, "signature does not verify"},
-		{"another request's decision", key(cc), sign(t, cc, other), "request_sha256"},
-		{"a decision widening grants", key(d), sign(t, d, widened), `"fs.delete" was not requested`},
-		{"a key that is not the value's approver", key(f), sign(t, e, allow), "not the key's"},
+		{"another request's decision", key(cc), sign(t, cc, other, p), "request_sha256"},
+		{"a decision widening grants", key(d), sign(t, d, widened, p), `"fs.delete" was not requested`},
+		{"a key that is not the value's approver", key(f), sign(t, e, allow, p), "not the key's"},
 	}
 	for _, fg := range forged {
 		side.put(fg.key, fg.value)
@@ -303,7 +303,7 @@ func TestAskUnavailable(t *testing.T) {
 		{"not configured", nil, "no [team]"},
 		{"no approvers", &noApprovers, "approvers is empty"},
 		{"server down", &down, "no servers available"},
-		{"streams missing", &notSetUp, "run askperm inbox once"},
+		{"streams missing", &notSetUp, "run askperm-team setup once"},
 		{"no request as sent", &notSetUp, "the request as sent is unknown"},
 		{"another request sent", &notSetUp, "not the request asked about"},
 	} {
@@ -329,25 +329,6 @@ func TestAskUnavailable(t *testing.T) {
 	}
 }
 
-// A request whose bytes were asked and decided before is not asked again:
-// the answers to it were taken already.
-func TestAskDecidedBefore(t *testing.T) {
-	kp := userKey(t)
-	_, c, side := teamUp(t, kp)
-	fe := team.New(&c, noWarning(t))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, res := ask(ctx, fe, requestN(1))
-	side.answer(kp, side.next(), form.Answer{Choice: form.AllowOnce})
-	if r := <-res; r.err != nil || r.a.Choice != form.AllowOnce {
-		t.Fatalf("first: %+v, %v", r.a, r.err)
-	}
-	_, res = ask(ctx, fe, requestN(1))
-	if r := <-res; !errors.Is(r.err, team.ErrUnavailable) || !strings.Contains(r.err.Error(), "decided by the team before") {
-		t.Fatalf("again: %+v, %v", r.a, r.err)
-	}
-}
-
 // The server restarted while a request waits: the host reconnects, watches
 // again, and the answer written after the restart arrives.
 func TestAskServerRestarted(t *testing.T) {
@@ -365,7 +346,7 @@ func TestAskServerRestarted(t *testing.T) {
 	for {
 		d := decide(t, p.Request, form.Answer{Choice: form.AllowOnce})
 		wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
-		err := WriteAnswer(wctx, side.answers, p.Host, p.Digest, sign(t, kp, d))
+		err := WriteAnswer(wctx, side.answers, p.Host, p.Ask, sign(t, kp, d, p))
 		wcancel()
 		if err == nil {
 			break
@@ -377,5 +358,78 @@ func TestAskServerRestarted(t *testing.T) {
 	r := <-res
 	if r.err != nil || r.a.Choice != form.AllowOnce || r.a.Approver != team.PublicKey(kp) {
 		t.Fatalf("after the restart: %+v, %v", r.a, r.err)
+	}
+}
+
+// Two identical calls asked at the same time are two asks: one approver's
+// allow-once answer to one of them allows that call alone, the other
+// keeps waiting (here, to its deadline: a deny).
+func TestConcurrentIdenticalAsksEachTheirOwn(t *testing.T) {
+	kp := userKey(t)
+	_, c, side := teamUp(t, kp)
+	fe := team.New(&c, func(string) {})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw := requestN(7)
+	_, res1 := ask(ctx, fe, raw)
+	_, res2 := ask(ctx, fe, raw)
+	p1, p2 := side.next(), side.next()
+	if p1.Ask == p2.Ask || p1.Digest != p2.Digest {
+		t.Fatalf("two asks of one request: %s and %s", p1.ID(), p2.ID())
+	}
+	side.answer(kp, p1, form.Answer{Choice: form.AllowOnce})
+	allowed := 0
+	for _, r := range []asked{<-res1, <-res2} {
+		switch {
+		case r.err == nil && r.a.Choice == form.AllowOnce:
+			allowed++
+		case !errors.Is(r.err, context.DeadlineExceeded):
+			t.Errorf("the unanswered call: %+v, %v", r.a, r.err)
+		}
+	}
+	if allowed != 1 {
+		t.Errorf("one allow-once answer allowed %d calls", allowed)
+	}
+}
+
+// An answer to an earlier ask never decides a later one, done mark or
+// none: the same request asked again waits for its own answer, even with
+// the earlier answer's value written under its key.
+func TestEarlierAnswerNeverDecidesAgain(t *testing.T) {
+	kp := userKey(t)
+	_, c, side := teamUp(t, kp)
+	w := newWarnings()
+	fe := team.New(&c, w.warn)
+	raw := requestN(8)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, res := ask(ctx, fe, raw)
+	p := side.next()
+	side.answer(kp, p, form.Answer{Choice: form.AllowOnce})
+	if r := <-res; r.err != nil || r.a.Choice != form.AllowOnce {
+		t.Fatalf("first: %+v, %v", r.a, r.err)
+	}
+	old, err := side.answers.Get(ctx, team.AnswerKey(p.Host, p.Ask, team.PublicKey(kp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel2()
+	_, res = ask(ctx2, fe, raw)
+	p2 := side.next()
+	if p2.Ask == p.Ask {
+		t.Fatalf("asked again with the same ask id %s", p.Ask)
+	}
+	side.put(team.AnswerKey(p2.Host, p2.Ask, team.PublicKey(kp)), old.Value())
+	select {
+	case line := <-w.ch:
+		if !strings.Contains(line, "signature does not verify") {
+			t.Errorf("said %q", line)
+		}
+	case r := <-res:
+		t.Fatalf("the earlier answer decided: %+v, %v", r.a, r.err)
+	}
+	if r := <-res; !errors.Is(r.err, context.DeadlineExceeded) || r.a.Choice != "" {
+		t.Errorf("asked again: %+v, %v; want its deadline", r.a, r.err)
 	}
 }

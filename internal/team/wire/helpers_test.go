@@ -65,9 +65,10 @@ func validConfig(approvers ...string) team.Config {
 	return team.Config{URL: "nats://127.0.0.1:4222", Host: "ci-1", Prefix: team.DefaultPrefix, Replicas: 1, Approvers: approvers, Program: self}
 }
 
-func sign(t testing.TB, kp nkeys.KeyPair, d decision.Decision) []byte {
+// sign is kp's answer d to the pending request p.
+func sign(t testing.TB, kp nkeys.KeyPair, d decision.Decision, p Pending) []byte {
 	t.Helper()
-	b, err := team.Sign(kp, d)
+	b, err := team.Sign(kp, d, p.Host, p.Ask)
 	if err != nil {
 		t.Fatal(err)
 	}

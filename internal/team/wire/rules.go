@@ -2,7 +2,6 @@ package wire
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -30,13 +29,11 @@ func WriteRule(ctx context.Context, rules jetstream.KeyValue, kp nkeys.KeyPair, 
 
 // FetchRules reads every rule of the rules bucket of js (deleted ones
 // left out), in the bucket's order.
-func FetchRules(ctx context.Context, js jetstream.JetStream, n team.Names) ([]team.RuleEntry, error) {
-	kv, err := js.KeyValue(ctx, n.RulesBucket())
+func FetchRules(ctx context.Context, js jetstream.JetStream, c team.Config) ([]team.RuleEntry, error) {
+	n := c.Names()
+	kv, err := BindKV(ctx, js, c, n.RulesBucket())
 	if err != nil {
-		if errors.Is(err, jetstream.ErrBucketNotFound) {
-			return nil, fmt.Errorf("%s: %w", n.RulesBucket(), team.ErrNotSetUp)
-		}
-		return nil, fmt.Errorf("%s: %w", n.RulesBucket(), err)
+		return nil, err
 	}
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
@@ -72,5 +69,5 @@ func FetchRulesOf(ctx context.Context, c team.Config) ([]team.RuleEntry, error) 
 	if err != nil {
 		return nil, err
 	}
-	return FetchRules(ctx, js, c.Names())
+	return FetchRules(ctx, js, c)
 }
