@@ -38,7 +38,8 @@ func startInboxTeam(t *testing.T) *inboxTeam {
 	if err := os.WriteFile(it.config, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := runPipe(t, nil, baseEnv(), it.args("inbox", "list")...); r.code != 0 { // makes the streams
+	tm.SetUp(t, url, 1) // as askperm-team setup does, with the set-up user's credentials
+	if r := runPipe(t, nil, baseEnv(), it.args("inbox", "list")...); r.code != 0 {
 		t.Fatalf("inbox list: exit %d: %s", r.code, r.stderr)
 	}
 	it.host = inboxtest.NewHost(t, url, tm.Hosts[0], it.approver)
@@ -145,7 +146,8 @@ func TestInboxAnswersAHost(t *testing.T) {
 		t.Fatalf("pending %v, want the host's request", pending)
 	}
 	digest, _ := pending[0]["request_sha256"].(string)
-	if r := runPipe(t, nil, baseEnv(), it.args("inbox", "answer", digest, "deny-once", "--message", "not on Fridays")...); r.code != 0 {
+	id, _ := pending[0]["id"].(string)
+	if r := runPipe(t, nil, baseEnv(), it.args("inbox", "answer", id, "deny-once", "--message", "not on Fridays")...); r.code != 0 {
 		t.Fatalf("inbox answer: exit %d: %s", r.code, r.stderr)
 	}
 	r := <-host

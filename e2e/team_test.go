@@ -82,7 +82,7 @@ func TestTeamAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signed, err := team.Sign(approver, d)
+	signed, err := team.Sign(approver, d, p.Host, p.Ask)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestTeamAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := wire.WriteAnswer(ctx, b.Answers, p.Host, p.Digest, signed); err != nil {
+	if err := wire.WriteAnswer(ctx, b.Answers, p.Host, p.Ask, signed); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -101,7 +101,7 @@ func TestTeamAnswered(t *testing.T) {
 		got["request_sha256"] != p.Digest {
 		t.Errorf("decision %v", got)
 	}
-	if _, err := b.Done.Get(ctx, team.DoneKey(p.Host, p.Digest)); err != nil {
+	if _, err := b.Done.Get(ctx, team.DoneKey(p.Host, p.Ask)); err != nil {
 		t.Errorf("the request's end is not recorded: %v", err)
 	}
 	var state string
