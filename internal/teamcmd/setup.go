@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"github.com/askperm/askperm/internal/cli"
@@ -42,7 +41,7 @@ and refuse one that is not as setup makes it.`,
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, inboxWait)
 			defer cancel()
-			if err := setup(ctx, c); err != nil {
+			if err := wire.SetUp(ctx, c, team.SetupInbox); err != nil {
 				return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("setup: %w", err)}
 			}
 			cli.Warn(s.ErrOut, "the team's streams and buckets are set up")
@@ -52,18 +51,4 @@ and refuse one that is not as setup makes it.`,
 	c.Flags().StringVar(&config, "config", "", "config file (env ASKPERM_CONFIG)")
 	c.Flags().StringVar(&creds, "creds", "", "the set-up user's credentials (default: [team] creds)")
 	return c
-}
-
-// setup connects as the set-up user of c and makes the streams.
-func setup(ctx context.Context, c team.Config) error {
-	nc, err := wire.Connect(ctx, c, team.SetupInbox)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
-	return wire.EnsureStreams(ctx, js, c)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/team/wire"
 )
@@ -25,14 +23,5 @@ func (tm *Team) SetUp(t testing.TB, url string, replicas int) {
 // TrySetUp creates the team's streams as u, within ctx.
 func (tm *Team) TrySetUp(ctx context.Context, u User, url string, replicas int) error {
 	c := team.Config{URL: url, Creds: u.SeedFile, Host: "setup", Prefix: team.DefaultPrefix, Replicas: replicas}
-	nc, err := wire.Connect(ctx, c, u.InboxPrefix())
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
-	return wire.EnsureStreams(ctx, js, c)
+	return wire.SetUp(ctx, c, u.InboxPrefix())
 }

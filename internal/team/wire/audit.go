@@ -20,23 +20,16 @@ import (
 func PublishAudit(ctx context.Context, c team.Config, line []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, team.AuditBound)
 	defer cancel()
-	nc, err := Connect(ctx, c, team.HostInbox(c.Host))
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
-	n := c.Names()
-	if _, err := js.Publish(ctx, n.AuditSubject(c.Host), line, jetstream.WithExpectStream(n.AuditStream())); err != nil {
-		if errors.Is(err, jetstream.ErrNoStreamResponse) {
-			return fmt.Errorf("%s: %w", n.AuditStream(), team.ErrNotSetUp)
+	return WithJetStream(ctx, c, team.HostInbox(c.Host), func(js jetstream.JetStream) error {
+		n := c.Names()
+		if _, err := js.Publish(ctx, n.AuditSubject(c.Host), line, jetstream.WithExpectStream(n.AuditStream())); err != nil {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) {
+				return fmt.Errorf("%s: %w", n.AuditStream(), team.ErrNotSetUp)
+			}
+			return fmt.Errorf("%s: %w", n.AuditStream(), err)
 		}
-		return fmt.Errorf("%s: %w", n.AuditStream(), err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // AuditLine is one line of the audit stream, from the host that

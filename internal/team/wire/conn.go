@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
 	"github.com/askperm/askperm/internal/team"
@@ -75,6 +76,21 @@ func Connect(ctx context.Context, c team.Config, inbox string, opts ...nats.Opti
 		}()
 		return nil, fmt.Errorf("%s: %w", c.URL, context.Cause(ctx))
 	}
+}
+
+// WithJetStream connects as Connect does, runs do with the connection's
+// JetStream, and closes the connection.
+func WithJetStream(ctx context.Context, c team.Config, inbox string, do func(jetstream.JetStream) error) error {
+	nc, err := Connect(ctx, c, inbox)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	return do(js)
 }
 
 // jwtMarker starts the JWT of a NATS .creds file.

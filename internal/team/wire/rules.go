@@ -60,14 +60,10 @@ func FetchRules(ctx context.Context, js jetstream.JetStream, c team.Config) ([]t
 // FetchRulesOf is FetchRules of host c's team, connected as the host:
 // askperm-team's hidden rules-fetch.
 func FetchRulesOf(ctx context.Context, c team.Config) ([]team.RuleEntry, error) {
-	nc, err := Connect(ctx, c, team.HostInbox(c.Host))
-	if err != nil {
-		return nil, err
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, err
-	}
-	return FetchRules(ctx, js, c)
+	var rules []team.RuleEntry
+	err := WithJetStream(ctx, c, team.HostInbox(c.Host), func(js jetstream.JetStream) (err error) {
+		rules, err = FetchRules(ctx, js, c)
+		return err
+	})
+	return rules, err
 }

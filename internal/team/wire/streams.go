@@ -90,6 +90,13 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, c team.Config) e
 	return nil
 }
 
+// SetUp connects to c's server with c.Creds, replying on inbox, and
+// makes the streams (EnsureStreams): askperm-team setup, as the team's
+// set-up user.
+func SetUp(ctx context.Context, c team.Config, inbox string) error {
+	return WithJetStream(ctx, c, inbox, func(js jetstream.JetStream) error { return EnsureStreams(ctx, js, c) })
+}
+
 // CheckStream checks that got, a stream's config read from the server,
 // is what Streams set up for want's name: its subjects, and nothing that
 // would copy, move or wipe what it holds (a subject transform, a
