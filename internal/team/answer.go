@@ -15,7 +15,7 @@ import (
 // Answer is an approver's signed answer, the value of an answer key:
 // Decision is the decision object (protocol section 4) the approver's
 // askperm built for the request, Sig an Ed25519 signature by Approver's
-// key over the RFC 8785 form of the Signed statement that binds it to
+// key over the RFC 8785 form of the answerStatement that binds it to
 // one ask of one host, in unpadded base64url.
 type Answer struct {
 	Decision jsontext.Value `json:"decision"`
@@ -42,20 +42,20 @@ func PublicKey(kp Signer) string {
 	return k
 }
 
-// Signed is what an answer's signature covers: the decision, for ask
+// answerStatement is what an answer's signature covers: the decision, for ask
 // Ask of host Host. An answer thus decides that one asking only: not
 // the same request asked again or at the same time (another ask id),
 // not another host's.
-type Signed struct {
+type answerStatement struct {
 	Decision jsontext.Value `json:"decision"`
 	Host     string         `json:"host"`
 	Ask      string         `json:"ask"`
 }
 
-// signedBytes is the RFC 8785 form of Signed{canon, h, a}, canon being a
+// signedBytes is the RFC 8785 form of answerStatement{canon, h, a}, canon being a
 // decision in its RFC 8785 form.
 func signedBytes(canon []byte, h, a string) ([]byte, error) {
-	b, err := json.Marshal(Signed{Decision: canon, Host: h, Ask: a})
+	b, err := json.Marshal(answerStatement{Decision: canon, Host: h, Ask: a})
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ type Verified struct {
 //   - the key is <c.Host>.<ask>.<approver> and names the approver the
 //     value names;
 //   - the approver is one of c.Approvers;
-//   - the signature verifies over the canonical Signed statement of the
+//   - the signature verifies over the canonical answerStatement of the
 //     decision, c.Host and ask;
 //   - the decision passes decision.ParseDecision for sent (id and digest
 //     echoed, grants, scopes, fields that go together);
