@@ -22,6 +22,10 @@ func PublishAudit(ctx context.Context, c team.Config, line []byte) error {
 	defer cancel()
 	return WithJetStream(ctx, c, team.HostInbox(c.Host), func(js jetstream.JetStream) error {
 		n := c.Names()
+		// A stream that would move or copy the line elsewhere is refused.
+		if _, err := BindStream(ctx, js, c, n.AuditStream()); err != nil {
+			return err
+		}
 		if _, err := js.Publish(ctx, n.AuditSubject(c.Host), line, jetstream.WithExpectStream(n.AuditStream())); err != nil {
 			if errors.Is(err, jetstream.ErrNoStreamResponse) {
 				return fmt.Errorf("%s: %w", n.AuditStream(), team.ErrNotSetUp)

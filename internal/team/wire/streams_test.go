@@ -188,6 +188,24 @@ func TestBindRefusesTamperedStreams(t *testing.T) {
 			t.Errorf("%s: Bind: %v", tc.name, err)
 		}
 	}
+	// A host's audit line is not published on an audit stream that would
+	// copy it elsewhere.
+	c.Prefix = "audit"
+	if err := EnsureStreams(ctx, js, c); err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, c.Names().AuditStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.CachedInfo().Config
+	cfg.RePublish = &jetstream.RePublish{Source: ">", Destination: "leak.>"}
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := PublishAudit(ctx, c, []byte(`{"audit":1}`)); !errors.Is(err, ErrBadStream) {
+		t.Errorf("an audit line on a republishing stream: %v", err)
+	}
 	c.Prefix = "draft"
 	if err := EnsureStreams(ctx, js, c); err != nil {
 		t.Fatal(err)
