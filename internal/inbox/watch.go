@@ -135,6 +135,7 @@ func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, c team
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.RequestStream(), err)
 	}
+	full := map[string]bool{} // hosts said to be past their share; only the consumer's goroutine uses it
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		meta, err := m.Metadata()
 		if err != nil {
@@ -144,7 +145,10 @@ func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, c team
 		p, err := wire.ParsePending(n, m.Subject(), m.Headers(), m.Data())
 		if err != nil {
 			t.warn(fmt.Errorf("ignored: %w", err))
-		} else if _, err := t.List.Add(p, meta.Timestamp, t.now()); err != nil {
+		} else if _, err := t.List.Add(p, meta.Timestamp, t.now()); err != nil && !full[p.Host] {
+			// Said once per host: a flooding host must not flood the
+			// approver's terminal too.
+			full[p.Host] = errors.Is(err, ErrFull)
 			t.warn(err)
 		}
 		if meta.Sequence.Stream >= last || meta.NumPending == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/cli"
+	"github.com/askperm/askperm/internal/inbox"
 	"github.com/askperm/askperm/internal/inbox/inboxtest"
 	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/team/natstest"
@@ -328,5 +329,25 @@ func TestInboxCannotStart(t *testing.T) {
 	code, out, stderr := down.run("inbox", "list", "--json")
 	if code != cli.ExitInternal || out != "" || !strings.Contains(stderr, "the team's server") {
 		t.Errorf("the server down: exit %d, %q, %s", code, out, stderr)
+	}
+}
+
+// A host flooding the team holds at most its share of an approver's list,
+// and the approver is told so once, not once per request.
+func TestInboxListOneHostPastItsShare(t *testing.T) {
+	as, h := startTeam(t, 1)
+	deadline := time.Now().Add(time.Hour)
+	for i := range inbox.MaxPerHost + 3 {
+		h.Publish(request(t, "write-file.json"), fmt.Sprint(i), deadline)
+	}
+	code, out, stderr := as[0].run("inbox", "list", "--json")
+	if code != cli.ExitOK {
+		t.Fatalf("inbox list: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(out, "\n"); n != inbox.MaxPerHost {
+		t.Errorf("%d requests listed, want the host's share %d", n, inbox.MaxPerHost)
+	}
+	if n := strings.Count(stderr, "too many requests are pending"); n != 1 {
+		t.Errorf("said %d times that the list is full:\n%.500s", n, stderr)
 	}
 }
