@@ -49,7 +49,7 @@ type SignedRule struct {
 // refused (its lifetime counts from created).
 const RuleSkew = 5 * time.Minute
 
-// maxRule caps a team rule's size, as maxAnswer caps an answer's.
+// maxRule caps a team rule's size, as MaxAnswer caps an answer's.
 const maxRule = 2 << 20 // it holds its request (at most 1 MiB by default)
 
 // ruleIDLen is the length of a rule ID in hex digits: 128 bits of the
