@@ -125,6 +125,7 @@ func pipelineConfig(s cli.Streams, set settings.Settings, verbose bool) pipeline
 		Frontends:  set.Frontends,
 		Prompt:     set.Prompt,
 		Team:       set.Team,
+		Notify:     set.Notify,
 		Warn:       func(m string) { cli.Warn(s.ErrOut, m) },
 		Verbose:    verbose,
 	}

@@ -58,6 +58,10 @@ type Options struct {
 	// is the request's SHA256, when known: a frontend that asks elsewhere
 	// (team) forwards these.
 	Sent []byte
+	// Opened, when set, is called by a frontend, with its name, when its
+	// prompt opens before a person (Form.Opened): the moment a person is
+	// needed, for a notification.
+	Opened func(decision.Frontend)
 }
 
 // Command is one simple command of a command line, for display
@@ -84,11 +88,12 @@ type Form struct {
 	ruleNote func(Answer) string
 	commands map[string][]Command // Options.Commands
 	sent     []byte               // Options.Sent
+	opened   func(decision.Frontend)
 }
 
 // New returns the form of req.
 func New(req *decision.Request, opts Options) *Form {
-	f := &Form{Req: req, implied: map[string][]string{}, ruleNote: opts.RuleNote, commands: opts.Commands, sent: opts.Sent}
+	f := &Form{Req: req, implied: map[string][]string{}, ruleNote: opts.RuleNote, commands: opts.Commands, sent: opts.Sent, opened: opts.Opened}
 	for i, names := range req.Implications() {
 		f.implied[req.Grants[i].Name] = names
 	}
@@ -115,6 +120,15 @@ func allDimensionsScoped(req *decision.Request) bool {
 
 // Sent is the request's bytes as sent (Options.Sent); nil when unknown.
 func (f *Form) Sent() []byte { return f.sent }
+
+// Opened says that frontend by put the form before a person: once per
+// Ask of a frontend, when its prompt opens, and never by a frontend that
+// could not start.
+func (f *Form) Opened(by decision.Frontend) {
+	if f.opened != nil {
+		f.opened(by)
+	}
+}
 
 // Choices lists the offered choices, allows first, deny-once last.
 func (f *Form) Choices() []Choice { return slices.Clone(f.choices) }

@@ -119,6 +119,8 @@ type call struct {
 	asked *time.Duration
 	// release gives back the turn to ask a person, when held.
 	release func()
+	// notify starts the notification of the question (notifying).
+	notify func(decision.Frontend)
 	// sess is the request's binding for session memory, once computed.
 	sess           state.Session
 	sessOK, sessIn bool
@@ -244,7 +246,7 @@ func (p *Pipeline) automatic(c *call, tx *state.Tx, ops []policy.Opinion, prompt
 	// time: no allow-session then. The store still counts the prompt,
 	// queues it and records it.
 	noSession := slices.ContainsFunc(ops, func(o policy.Opinion) bool { return o.NoSession })
-	opts := form.Options{SessionMemory: c.memory && !noSession, Commands: formCommands(req, ops), Sent: c.raw}
+	opts := form.Options{SessionMemory: c.memory && !noSession, Commands: formCommands(req, ops), Sent: c.raw, Opened: c.opened}
 	if p.c.RuleNote != nil {
 		opts.RuleNote = func(a form.Answer) string { return p.c.RuleNote(req, a) }
 	}

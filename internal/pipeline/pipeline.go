@@ -25,6 +25,7 @@ import (
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/notify"
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/realpath"
 	"github.com/askperm/askperm/internal/reviewer"
@@ -86,6 +87,9 @@ type Config struct {
 	Prompt    prompt.Options
 	// Team configures the team frontend; nil leaves it unavailable.
 	Team *team.Config
+	// Notify is what tells a person that a question waits for them
+	// (notify.go); nil: nothing.
+	Notify *notify.Config
 	// Memory is where remembered rules and session approvals live; nil
 	// remembers nothing and offers no allow-session.
 	Memory *Memory
@@ -275,6 +279,7 @@ func (p *Pipeline) safely(ctx context.Context, c *call) (d *decision.Decision, o
 func (p *Pipeline) ask(ctx context.Context, c *call) (*decision.Decision, error) {
 	f := c.form
 	req := f.Req
+	defer p.notifying(ctx, c)()
 	asked := time.Now()
 	a, by, err := prompt.Ask(ctx, p.chain(), f)
 	took := time.Since(asked)

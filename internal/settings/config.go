@@ -55,6 +55,12 @@ type Config struct {
 	// Team is team mode's server, this host's name and trusted approvers,
 	// and the approver's key (team.Config); nil without a [team] table.
 	Team *Team `toml:"team"`
+	// Notify is the program run when a question waits for a person.
+	Notify struct {
+		// Command is the program, absolute, and its arguments; nil: the
+		// default (notify-send), empty: none.
+		Command *[]string `toml:"command"`
+	} `toml:"notify"`
 }
 
 // Team is the [team] table as written.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/answers"
+	"github.com/askperm/askperm/internal/notify"
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/reviewer"
 	"github.com/askperm/askperm/internal/state"
@@ -84,6 +85,8 @@ type Settings struct {
 	Reviewers *reviewer.Chain
 	// Team is team mode's configuration, checked; nil without [team].
 	Team *team.Config
+	// Notify is [notify]: what runs when a question waits for a person.
+	Notify *notify.Config
 }
 
 // Resolve resolves the settings from flags, the environment (read through
@@ -145,6 +148,7 @@ func Resolve(f Flags, getenv func(string) string) (Settings, error) {
 			err = fmt.Errorf("%s: team.%w", path, err)
 		}
 	}
+	s.Notify = resolveNotify(cfg, s.Team)
 	if f.NoRemember || cfg.State.Remember != nil && !*cfg.State.Remember {
 		s.StateDir = ""
 	}
@@ -191,6 +195,21 @@ func resolveTeam(t Team, stateDir string) (*team.Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// resolveNotify is [notify] of cfg: its command, and the host named as
+// team mode names it (t, nil without [team]), else by its hostname. The
+// command's program is checked when it runs: a missing or unsafe one is
+// a warning then, never an error that would stop a decision.
+func resolveNotify(cfg Config, t *team.Config) *notify.Config {
+	n := &notify.Config{Host: notify.Hostname()}
+	if t != nil {
+		n.Host = t.Host
+	}
+	if c := cfg.Notify.Command; c != nil {
+		n.Command, n.Off = *c, len(*c) == 0
+	}
+	return n
 }
 
 // count stores a count of the config file, when it gives one, in dst;

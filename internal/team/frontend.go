@@ -99,7 +99,7 @@ func (fe *Frontend) Ask(ctx context.Context, f *form.Form) (form.Answer, error) 
 		return form.Answer{}, fmt.Errorf("%s: %w: %w", program, err, ErrUnavailable)
 	}
 	defer b.kill()
-	r := &request{c: c, req: f.Req, ask: start.Ask, deadline: deadline, warn: b.say, b: b}
+	r := &request{c: c, req: f.Req, ask: start.Ask, deadline: deadline, warn: b.say, b: b, opened: func() { f.Opened(decision.FrontendTeam) }}
 	return r.wait(ctx)
 }
 
@@ -111,6 +111,8 @@ type request struct {
 	deadline time.Time
 	warn     func(string)
 	b        *bridge
+	// opened tells the form that the request reached the team's inbox.
+	opened func()
 	// ignored says why each answer was ignored, the first maxIgnored;
 	// more counts the others.
 	ignored []string
@@ -168,6 +170,7 @@ func (r *request) wait(ctx context.Context) (form.Answer, error) {
 			case ev.Published && !published:
 				published = true
 				started.Stop()
+				r.opened()
 				continue
 			case ev.Key != "":
 				v, verr := Verify(*r.c, r.ask, ev.Key, ev.Value, r.req)

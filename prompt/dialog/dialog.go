@@ -271,7 +271,7 @@ func (d *dialog) Ask(ctx context.Context, f *form.Form) (form.Answer, error) {
 	if d.err != nil {
 		return form.Answer{}, d.err
 	}
-	w := &walk{dialog: d}
+	w := &walk{dialog: d, opened: func() { f.Opened(d.name) }}
 	var s dialogStager = yad{w}
 	if d.name == decision.FrontendZenity {
 		s = zenity{w}
@@ -397,6 +397,8 @@ type walk struct {
 	// shown is set once a dialog of the walk opened: the display was
 	// usable, so losing it later is no reason to try another frontend.
 	shown bool
+	// opened tells the form that the walk's first dialog started.
+	opened func()
 }
 
 // tooSoon returns why an allow (labelled allow) given by closing e does
@@ -474,6 +476,9 @@ func (d *walk) run(ctx context.Context, in input, args ...string) (dialogExit, e
 			return dialogExit{}, ctx.Err()
 		}
 		return dialogExit{}, d.notStarted(fmt.Errorf("starting %s: %w", d.name, err))
+	}
+	if !d.shown {
+		d.opened()
 	}
 	read := dialogFeed(w, in.text)
 	err = cmd.Wait()

@@ -157,6 +157,7 @@ func (p *linePrompt) run(ctx context.Context, f *form.Form) (form.Answer, error)
 	if p.bell {
 		p.ring()
 	}
+	f.Opened(decision.FrontendLine)
 	a, err := form.Walk(ctx, f, p)
 	if ctx.Err() != nil {
 		err = ctx.Err()

@@ -95,6 +95,7 @@ func (t Frontend) walk(ctx context.Context, f *form.Form, term *os.File) (a form
 	if t.o.Bell {
 		_, _ = io.WriteString(term, "\a")
 	}
+	f.Opened(decision.FrontendTUI)
 	deadline, _ := ctx.Deadline()
 	st := newStyles(term, t.o.Getenv)
 	s := &tuiSession{term: term, keys: keys, styles: st, armDelay: t.o.Arming(), deadline: deadline}
