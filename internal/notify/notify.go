@@ -29,6 +29,9 @@ import (
 // Bound is how long a notification program may run.
 const Bound = 5 * time.Second
 
+// bound is Bound, shortened by tests.
+var bound = Bound
+
 // MaxQuestion caps the runes of ASKPERM_QUESTION; a longer question is
 // cut, and ends with "…".
 const MaxQuestion = 300
@@ -185,9 +188,9 @@ func Start(p *Program, n Notice, getenv func(string) string, warn func(string)) 
 		return func() {}
 	}
 	g := &group{pid: cmd.Process.Pid}
-	timer := time.AfterFunc(Bound, func() {
+	timer := time.AfterFunc(bound, func() {
 		if g.kill() {
-			warn(fmt.Sprintf("notify: %s ran longer than %v; killed", argv[0], Bound))
+			warn(fmt.Sprintf("notify: %s ran longer than %v; killed", argv[0], bound))
 		}
 	})
 	go func() {
