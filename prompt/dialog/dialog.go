@@ -397,7 +397,8 @@ type walk struct {
 	// shown is set once a dialog of the walk opened: the display was
 	// usable, so losing it later is no reason to try another frontend.
 	shown bool
-	// opened tells the form that the walk's first dialog started.
+	// opened tells the form that the walk's first dialog started; nil
+	// tells nobody.
 	opened func()
 }
 
@@ -477,7 +478,7 @@ func (d *walk) run(ctx context.Context, in input, args ...string) (dialogExit, e
 		}
 		return dialogExit{}, d.notStarted(fmt.Errorf("starting %s: %w", d.name, err))
 	}
-	if !d.shown {
+	if !d.shown && d.opened != nil {
 		d.opened()
 	}
 	read := dialogFeed(w, in.text)
