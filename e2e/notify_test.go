@@ -93,3 +93,43 @@ func TestNotifyMissingProgram(t *testing.T) {
 		t.Errorf("stderr: %q", r.stderr)
 	}
 }
+
+// [notify]'s program runs once when the terminal UI puts a request
+// before a person.
+func TestNotifyTUI(t *testing.T) {
+	dir := notifytest.Dir(t)
+	rec := notifytest.NewRecorder(t, dir)
+	s := startTUI(t, "write-file.json", "--config", notifyConfig(t, dir, rec.Program))
+	tuiShown(s, "Your decision", 1)
+	rec.WaitCalls(t, 1)
+	tuiKey(s, tuiEnter, "Denial reason (optional)") // Deny once, the default
+	s.send(tuiEnter)
+	if d := tuiDecision(t, s, 0); d["decision"] != "deny" || d["frontend"] != "tui" {
+		t.Fatalf("want a deny by the person in the terminal UI; got %v", d)
+	}
+	calls := rec.Calls(t)
+	if len(calls) != 1 || calls[0]["ASKPERM_FRONTEND"] != "tui" || calls[0]["ASKPERM_QUESTION"] != writeFileHeadline {
+		t.Fatalf("calls: %v", calls)
+	}
+	notifytest.OnlyNames(t, calls[0], notify.Names())
+}
+
+// [notify]'s program runs once when a dialog puts a request before a
+// person, with the display in its environment.
+func TestNotifyDialog(t *testing.T) {
+	forEachDialog(t, func(t *testing.T, prog string, x *xDisplay) {
+		dir := notifytest.Dir(t)
+		rec := notifytest.NewRecorder(t, dir)
+		a := startDialog(t, x, prog, "write-file.json", "--config", notifyConfig(t, dir, rec.Program))
+		v := a.waitDialog(prog, nil)
+		rec.WaitCalls(t, 1)
+		v.keys(denyOnceKeys[prog]...)
+		a.waitDialog(prog, v).keys("Return")
+		wantDeny(t, a.decision(), "user", prog)
+		calls := rec.Calls(t)
+		if len(calls) != 1 || calls[0]["ASKPERM_FRONTEND"] != prog || calls[0]["DISPLAY"] != x.Display || calls[0]["ASKPERM_QUESTION"] != writeFileHeadline {
+			t.Fatalf("calls: %v", calls)
+		}
+		notifytest.OnlyNames(t, calls[0], notify.Names())
+	})
+}
