@@ -24,8 +24,9 @@ func (p *Pipeline) notifying(ctx context.Context, c *call) (end func()) {
 	c.notify = func(by decision.Frontend) {
 		once.Do(func() {
 			// The terminal frontends ask elsewhere than on the caller's
-			// terminal when one is named (the pane, --tty).
-			prog := p.c.Notify.For(by, p.c.Prompt.TTY != "", p.c.Prompt.Env)
+			// terminal when another is named (the pane, --tty).
+			tty := p.c.Prompt.TTY
+			prog := p.c.Notify.For(by, tty != "" && tty != "/dev/tty", p.c.Prompt.Env)
 			if prog == nil {
 				return
 			}

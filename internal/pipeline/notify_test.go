@@ -154,7 +154,9 @@ func TestNotifyNeverFreeText(t *testing.T) {
 	for i := range 40 {
 		seen := func(f *form.Form) {
 			headlines[f.Headline()] = true
-			rec.WaitCalls(t, i+1)
+			if calls := rec.WaitCalls(t, i+1); len(calls) != i+1 {
+				t.Fatalf("request %d: %d calls", i, len(calls))
+			}
 		}
 		raw := markedRequest(rng)
 		decideRaw(t, context.Background(), pipe(Config{Notify: cfg}, opening{name: decision.FrontendLine, choice: form.DenyOnce, seen: seen}), raw)
