@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/askperm/askperm/internal/notify/notifytest"
 	"github.com/askperm/askperm/internal/xvfb"
 )
 
@@ -664,24 +665,8 @@ func TestDialogWithoutLocale(t *testing.T) {
 }
 
 // trustedDir is a fresh directory that askperm trusts to hold programs,
-// with every directory above it: none under a world-writable /tmp, so in
-// the user's cache directory.
-func trustedDir(t *testing.T) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err == nil {
-		err = os.MkdirAll(cache, 0o700)
-	}
-	if err != nil {
-		t.Skipf("no cache directory: %v", err)
-	}
-	dir, err := os.MkdirTemp(cache, "askperm-e2e-")
-	if err != nil {
-		t.Skipf("no cache directory: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
+// with every directory above it (notifytest.Dir).
+func trustedDir(t *testing.T) string { return notifytest.Dir(t) }
 
 // A [dialogs] program anyone else could have written is refused with
 // exit 64 naming the config file and the problem, before any request is

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -16,35 +15,22 @@ import (
 	"github.com/askperm/askperm/internal/notify/notifytest"
 )
 
-// warnings collects warnings from any goroutine.
-type warnings struct {
-	mu   sync.Mutex
-	said []string
-}
+// warnings are the warnings said, from any goroutine.
+type warnings chan string
 
-func (w *warnings) warn(s string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.said = append(w.said, s)
-}
+func newWarnings() warnings { return make(chan string, 16) }
 
-func (w *warnings) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.said)
-}
+func (w warnings) warn(s string) { w <- s }
 
-// waitWarned waits until a warning holds want, failing the test after a
-// minute.
-func (w *warnings) waitWarned(t *testing.T, want string) {
+// next waits for the next warning, failing the test after a minute.
+func (w warnings) next(t *testing.T) string {
 	t.Helper()
-	for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if slices.ContainsFunc(w.all(), func(s string) bool { return strings.Contains(s, want) }) {
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatalf("no warning says %q: %q", want, w.all())
-		}
+	select {
+	case s := <-w:
+		return s
+	case <-time.After(time.Minute):
+		t.Fatal("no warning")
+		return ""
 	}
 }
 
@@ -171,7 +157,7 @@ func TestFor(t *testing.T) {
 func TestStartRuns(t *testing.T) {
 	dir := notifytest.Dir(t)
 	rec := notifytest.NewRecorder(t, dir)
-	var w warnings
+	w := newWarnings()
 	n := Notice{Headline: "read_file wants to read /etc/hosts", Host: "box", Deadline: time.Now().Add(time.Minute).Truncate(time.Second), Frontend: decision.FrontendYad}
 	caller := env(map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/a", "SECRET_TOKEN": "s3cret", "LD_PRELOAD": "/x.so"})
 	Start(&Program{Argv: []string{rec.Program}}, n, caller, w.warn)
@@ -184,8 +170,8 @@ func TestStartRuns(t *testing.T) {
 	if c["ASKPERM_QUESTION"] != n.Headline || c["ASKPERM_HOST"] != "box" || c["ASKPERM_FRONTEND"] != "yad" || c["HOME"] != "/home/a" {
 		t.Errorf("environment: %v", c)
 	}
-	if len(w.all()) != 0 {
-		t.Errorf("warned: %q", w.all())
+	if len(w) != 0 {
+		t.Errorf("warned: %q", <-w)
 	}
 
 	args := filepath.Join(dir, "args")
@@ -220,11 +206,10 @@ func TestStartFailures(t *testing.T) {
 		{"fails", notifytest.Script(t, dir, "fails", "echo first >&2; echo 'the last line' >&2; exit 3\n"), "exit status 3: the last line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var w warnings
+			w := newWarnings()
 			Start(&Program{Argv: []string{tc.program}}, n, env(nil), w.warn)
-			w.waitWarned(t, tc.want)
-			if said := w.all(); len(said) != 1 || !strings.HasPrefix(said[0], "notify: ") || strings.Contains(said[0], "\n") {
-				t.Errorf("warnings: %q", said)
+			if said := w.next(t); !strings.Contains(said, tc.want) || !strings.HasPrefix(said, "notify: ") || strings.Contains(said, "\n") {
+				t.Errorf("warning %q, want one line saying %q", said, tc.want)
 			}
 		})
 	}
@@ -232,28 +217,30 @@ func TestStartFailures(t *testing.T) {
 		defer func(b time.Duration) { bound = b }(bound)
 		bound = 100 * time.Millisecond
 		h := notifytest.NewHanging(t, dir)
-		var w warnings
+		w := newWarnings()
 		Start(&Program{Argv: []string{h.Program}}, n, env(nil), w.warn)
 		pids := h.Pids(t)
 		notifytest.WaitGone(t, pids)
-		w.waitWarned(t, "ran longer than 100ms; killed")
+		if said := w.next(t); !strings.Contains(said, "ran longer than 100ms; killed") {
+			t.Errorf("warning %q", said)
+		}
 	})
 	t.Run("stopped", func(t *testing.T) {
 		h := notifytest.NewHanging(t, filepath.Join(dir))
-		var w warnings
+		w := newWarnings()
 		stop := Start(&Program{Argv: []string{h.Program}}, n, env(nil), w.warn)
 		pids := h.Pids(t)
 		stop()
 		stop() // a second stop does nothing
 		notifytest.WaitGone(t, pids)
-		if said := w.all(); len(said) != 0 {
-			t.Errorf("a notification ended with its request warned: %q", said)
+		if len(w) != 0 {
+			t.Errorf("a notification ended with its request warned: %q", <-w)
 		}
 	})
 	t.Run("leaves a child", func(t *testing.T) {
 		pids := filepath.Join(dir, "left")
 		p := notifytest.Script(t, dir, "leaves", fmt.Sprintf("/bin/sleep 1000 &\necho $! > %s.tmp && /bin/mv %s.tmp %s\n", pids, pids, pids))
-		var w warnings
+		w := newWarnings()
 		Start(&Program{Argv: []string{p}}, n, env(nil), w.warn)
 		var child int
 		for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
