@@ -440,6 +440,14 @@ func TestTeamTwoHundredRequestsTwentyHosts(t *testing.T) {
 			t.Errorf("request %s: the audit names %s, whose answer was never written (%v)", id, approver, answered[id])
 		}
 	}
+	wins := map[string]int{}
+	for _, ls := range lines {
+		for _, l := range ls {
+			a, _ := l["approver"].(string)
+			wins[fmt.Sprintf("%.8s %s", a, l["decision"])]++
+		}
+	}
+	t.Logf("%d requests decided; audit lines by approver and decision: %v", len(decided), wins)
 	if len(lines) != len(decided) {
 		t.Errorf("the audit stream holds %d requests, %d were asked", len(lines), len(decided))
 	}
