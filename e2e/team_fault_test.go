@@ -452,3 +452,67 @@ func TestTeamTwoHundredRequestsTwentyHosts(t *testing.T) {
 		t.Errorf("the audit stream holds %d requests, %d were asked", len(lines), len(decided))
 	}
 }
+
+// TestTeamServerDownAtStart: with the team's server down, the team
+// frontend is unavailable within its reach timeout and the next frontend
+// is asked (line, which finds no terminal): a deny, cause unavailable,
+// never a wait.
+func TestTeamServerDownAtStart(t *testing.T) {
+	tm := natstest.NewTeam(t, []string{"ci-1"}, 1)
+	s := natstest.StartServer(t, tm)
+	ft := newFaultTeam(t, tm, s.URL, 1)
+	s.Shutdown()
+	r := runPipe(t, teamRequest(t, "down-1"), memoryEnv(), "--config", ft.hosts["ci-1"], "--frontend", "team,line", "--timeout", "25s")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	wantDeny(t, checkDecision(t, r.stdout), "unavailable", "none")
+	for _, want := range []string{"team:", "line:"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr %q does not say %q", r.stderr, want)
+		}
+	}
+}
+
+// TestTeamServerRestartedMidWait: the server goes down and comes back
+// while a host waits; the host reconnects and watches again, and the
+// approver's answer written after the restart decides.
+func TestTeamServerRestartedMidWait(t *testing.T) {
+	tm := natstest.NewTeam(t, []string{"ci-1"}, 1)
+	s := natstest.StartServer(t, tm)
+	ft := newFaultTeam(t, tm, s.URL, 1)
+	ft.setUp()
+	ask := ft.ask("ci-1", teamRequest(t, "restart-1"), "60s")
+	ft.waitPending(0, "restart-1")
+	s.Shutdown()
+	s.Restart()
+	e := ft.waitPending(0, "restart-1")
+	if r := ft.answer(0, e, "deny-once", "--message", "after the restart"); r.code != 0 {
+		t.Fatalf("inbox answer: exit %d: %s", r.code, r.stderr)
+	}
+	d := ask.decision(t, 45*time.Second)
+	if d["decision"] != "deny" || d["cause"] != "user" || d["frontend"] != "team" || d["message"] != "after the restart" {
+		t.Fatalf("the host decided %v; stderr %s", d, ask.stderr.String())
+	}
+}
+
+// TestTeamRequestExpires: a request nobody answers is denied at its
+// deadline (cause timeout), leaves the inbox, and can no longer be
+// answered.
+func TestTeamRequestExpires(t *testing.T) {
+	tm := natstest.NewTeam(t, []string{"ci-1"}, 1)
+	ft := newFaultTeam(t, tm, natstest.StartServer(t, tm).URL, 1)
+	ft.setUp()
+	ask := ft.ask("ci-1", teamRequest(t, "expire-1"), "4s")
+	e := ft.waitPending(0, "expire-1")
+	d := ask.decision(t, 30*time.Second)
+	if d["decision"] != "deny" || d["cause"] != "timeout" {
+		t.Fatalf("the host decided %v; stderr %s", d, ask.stderr.String())
+	}
+	if entries, ok := ft.list(0); !ok || len(entries) != 0 {
+		t.Fatalf("inbox list after the deadline (ok %v): %v", ok, entries)
+	}
+	if r := ft.answer(0, e, "allow-once"); r.code == 0 {
+		t.Fatalf("an expired request was answered: %s", r.stderr)
+	}
+}
