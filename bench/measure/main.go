@@ -16,6 +16,8 @@
 //	8  scaling, each size against the smallest: a decision by memory and rules list at 10 to 100,000
 //	   remembered rules, askperm log at 10,000 to 1,000,000 audit lines (time, peak memory), and a
 //	   decision with a 10,000-rule file vs without rules (-quick: the small sizes only)
+//	9  team mode against a local NATS server: askperm --frontend team answered on sight by a scripted
+//	   approver vs the canned decision, and askperm-team inbox list's memory with 10,000 pending requests
 package main
 
 import (
@@ -84,7 +86,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer os.RemoveAll(work)
-	sections := []func(){nil, noHuman, tuiFrame, dialogs, largeRequest, tenThousandRules, gate, stateStore, scaling}
+	sections := []func(){nil, noHuman, tuiFrame, dialogs, largeRequest, tenThousandRules, gate, stateStore, scaling, teamMode}
 	started := time.Now()
 	for i := 1; i < len(sections); i++ {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), strconv.Itoa(i)) {
