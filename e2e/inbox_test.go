@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -170,16 +169,5 @@ func inboxList(t *testing.T, it *inboxTeam) []map[string]any {
 	if r.code != 0 {
 		t.Fatalf("inbox list: exit %d: %s", r.code, r.stderr)
 	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("%q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return jsonLines(t, "inbox list --json", r.stdout)
 }

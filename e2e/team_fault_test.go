@@ -110,17 +110,11 @@ func (ft *faultTeam) list(i int) (entries []pendingEntry, ok bool) {
 	if r.code != 0 {
 		return nil, false
 	}
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		if line == "" {
-			continue
-		}
-		e := pendingEntry{}
-		if err := json.Unmarshal([]byte(line), &e.fields); err != nil {
-			ft.t.Fatalf("inbox list --json: %q: %v", line, err)
-		}
-		raw, _ := json.Marshal(e.fields["request"])
+	for _, fields := range jsonLines(ft.t, "inbox list --json", r.stdout) {
+		e := pendingEntry{fields: fields}
+		raw, _ := json.Marshal(fields["request"])
 		if err := json.Unmarshal(raw, &e.req); err != nil {
-			ft.t.Fatalf("inbox list --json: the request of %q: %v", line, err)
+			ft.t.Fatalf("inbox list --json: the request of %v: %v", fields, err)
 		}
 		entries = append(entries, e)
 	}
@@ -157,14 +151,21 @@ func (ft *faultTeam) auditLines(i int) []map[string]any {
 	if r.code != 0 {
 		ft.t.Fatalf("log --team: exit %d: %s", r.code, r.stderr)
 	}
+	return jsonLines(ft.t, "log --team --json", r.stdout)
+}
+
+// jsonLines is stdout, what the command what printed, as one JSON object
+// a line.
+func jsonLines(t *testing.T, what, stdout string) []map[string]any {
+	t.Helper()
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
 		if line == "" {
 			continue
 		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			ft.t.Fatalf("log --team --json: %q: %v", line, err)
+			t.Fatalf("%s: %q: %v", what, line, err)
 		}
 		out = append(out, m)
 	}
