@@ -229,7 +229,8 @@ func teamRequest(t *testing.T, id string) []byte {
 // streams and buckets, the node leading the answers bucket dies while a
 // host waits; the request is still pending in the inbox, an approver's
 // answer written after the failover reaches the host and decides, and the
-// same request asked again is not decided by that answer.
+// same request asked again is not decided by that answer. With the node
+// back, the same holds when the requests stream's leader dies.
 func TestTeamClusterLeaderKilledDuringWait(t *testing.T) {
 	skipSlow(t)
 	tm := natstest.NewTeam(t, []string{"hosta"}, 1)
@@ -238,49 +239,61 @@ func TestTeamClusterLeaderKilledDuringWait(t *testing.T) {
 	ft.setUp()
 
 	req := teamRequest(t, "fail-1")
-	ask := ft.ask("hosta", req, "90s")
-	first := ft.waitPending(0, "fail-1")
-
-	leaders := streamLeaders(t, tm.Approvers[0], c.URL(), "KV_ASKPERM_ANSWERS", "ASKPERM_REQ")
-	for _, s := range []string{"KV_ASKPERM_ANSWERS", "ASKPERM_REQ"} {
-		if leaders[s] == "" {
-			t.Fatalf("stream %s has no leader: %v", s, leaders)
-		}
-	}
-	c.Kill(leaders["KV_ASKPERM_ANSWERS"])
-
-	after := ft.waitPending(0, "fail-1") // no request lost
-	if after.answerID() != first.answerID() || after.host() != "hosta" {
-		t.Fatalf("after the failover the inbox lists %v, before %v", after.fields, first.fields)
-	}
-	var r result
-	for end := time.Now().Add(45 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
-		if r = ft.answer(0, after, "allow-once"); r.code == 0 {
-			break
-		}
-	}
-	if r.code != 0 {
-		t.Fatalf("inbox answer after the failover: exit %d: %s", r.code, r.stderr)
-	}
-	d := ask.decision(t, 60*time.Second)
+	d, killed := ft.failover(c, req, "KV_ASKPERM_ANSWERS", "allow-once")
 	if d["decision"] != "allow" || d["persist"] != "once" || d["frontend"] != "team" || d["cause"] != "user" || d["id"] != "fail-1" {
-		t.Fatalf("the host decided %v; stderr %s", d, ask.stderr.String())
+		t.Fatalf("the host decided %v", d)
 	}
-
 	// Nothing is allowed twice: the same request asked again is not decided
 	// by the answer given to the first.
 	again := ft.ask("hosta", req, "4s")
 	if d := again.decision(t, 60*time.Second); d["decision"] != "deny" || d["cause"] == "user" {
 		t.Fatalf("the same request asked again: %v; stderr %s", d, again.stderr.String())
 	}
+
+	c.Restart(killed)
+	d, _ = ft.failover(c, teamRequest(t, "fail-2"), "ASKPERM_REQ", "deny-once", "--message", "after the failover")
+	if d["decision"] != "deny" || d["frontend"] != "team" || d["cause"] != "user" || d["id"] != "fail-2" || d["message"] != "after the failover" {
+		t.Fatalf("the host decided %v", d)
+	}
 	if entries, _ := ft.list(0); len(entries) != 0 {
 		t.Fatalf("still pending once decided: %v", entries)
 	}
 }
 
-// streamLeaders names the node leading each of the named streams, as
-// user u reads their info.
-func streamLeaders(t *testing.T, u natstest.User, url string, streams ...string) map[string]string {
+// failover has hosta ask req, kills the node leading stream once the
+// request is pending, checks the request is still pending after the
+// failover, answers it with choice and returns the host's decision and
+// the node killed.
+func (ft *faultTeam) failover(c *natstest.Cluster, req []byte, stream, choice string, more ...string) (map[string]any, string) {
+	t := ft.t
+	t.Helper()
+	var id struct{ ID string }
+	if err := json.Unmarshal(req, &id); err != nil {
+		t.Fatal(err)
+	}
+	ask := ft.ask("hosta", req, "90s")
+	before := ft.waitPending(0, id.ID)
+	leader := streamLeader(t, ft.tm.Approvers[0], c.URL(), stream)
+	c.Kill(leader)
+
+	after := ft.waitPending(0, id.ID) // no request lost
+	if after.answerID() != before.answerID() || after.host() != "hosta" {
+		t.Fatalf("after the failover the inbox lists %v, before %v", after.fields, before.fields)
+	}
+	var r result
+	for end := time.Now().Add(45 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if r = ft.answer(0, after, choice, more...); r.code == 0 {
+			break
+		}
+	}
+	if r.code != 0 {
+		t.Fatalf("inbox answer after %s's leader %s died: exit %d: %s", stream, leader, r.code, r.stderr)
+	}
+	return ask.decision(t, 60*time.Second), leader
+}
+
+// streamLeader names the node leading stream, as user u reads its info.
+func streamLeader(t *testing.T, u natstest.User, url, stream string) string {
 	t.Helper()
 	nc := u.Connect(t, url, nil)
 	defer nc.Close()
@@ -290,17 +303,15 @@ func streamLeaders(t *testing.T, u natstest.User, url string, streams ...string)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	out := map[string]string{}
-	for _, name := range streams {
-		s, err := js.Stream(ctx, name)
-		if err != nil {
-			t.Fatalf("stream %s: %v", name, err)
-		}
-		if ci := s.CachedInfo().Cluster; ci != nil {
-			out[name] = ci.Leader
-		}
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatalf("stream %s: %v", stream, err)
 	}
-	return out
+	if ci := s.CachedInfo().Cluster; ci != nil && ci.Leader != "" {
+		return ci.Leader
+	}
+	t.Fatalf("stream %s has no leader", stream)
+	return ""
 }
 
 // TestTeamTwoHundredRequestsTwentyHosts: 20 hosts ask 200 requests, at
