@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,7 +61,14 @@ func newFaultTeam(t *testing.T, tm *natstest.Team, url string, replicas int) *fa
 func (ft *faultTeam) run(i int, args ...string) result {
 	ft.t.Helper()
 	a := ft.approvers[i]
-	cmd := exec.Command(bin, append(args, "--config", a.config, "--state-dir", a.stateDir)...)
+	return runBinary(ft.t, bin, append(args, "--config", a.config, "--state-dir", a.stateDir)...)
+}
+
+// runBinary runs path with args, no stdin and no terminal, and returns how
+// it ended; a run slower than 5 s is logged with its stderr.
+func runBinary(t *testing.T, path string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(path, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Env = &stdout, &stderr, baseEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -68,22 +76,24 @@ func (ft *faultTeam) run(i int, args ...string) result {
 	start := time.Now()
 	err := cmd.Run()
 	if d := time.Since(start); d > 5*time.Second {
-		ft.t.Logf("askperm %v took %v: %s", args, d.Round(time.Millisecond), stderr.String())
+		t.Logf("%s %v took %v: %s", filepath.Base(path), args, d.Round(time.Millisecond), stderr.String())
 	}
-	return result{stdout.String(), stderr.String(), exitCode(ft.t, err)}
+	return result{stdout.String(), stderr.String(), exitCode(t, err)}
 }
 
-// setUp creates the streams and buckets, as an approver's first inbox
-// list does, retrying while a new cluster places them.
-func (ft *faultTeam) setUp() {
+// setUp creates the streams and buckets with askperm-team setup and the
+// set-up user's credentials, retrying while a new cluster places them.
+func (ft *faultTeam) setUp(replicas int) {
 	ft.t.Helper()
+	conf := writeConfig(ft.t, fmt.Sprintf("[team]\nurl = %q\nhost = \"setup\"\nreplicas = %d\n", ft.url, replicas))
 	var r result
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if r = ft.run(0, "inbox", "list"); r.code == 0 {
+		r = runBinary(ft.t, filepath.Join(filepath.Dir(bin), "askperm-team"), "setup", "--config", conf, "--creds", ft.tm.Setup.SeedFile)
+		if r.code == 0 {
 			return
 		}
 	}
-	ft.t.Fatalf("inbox list: exit %d: %s", r.code, r.stderr)
+	ft.t.Fatalf("askperm-team setup: exit %d: %s", r.code, r.stderr)
 }
 
 // pendingEntry is one line of inbox list --json.
@@ -98,9 +108,9 @@ func (e pendingEntry) host() string { s, _ := e.fields["host"].(string); return 
 // reqID is the request's own id.
 func (e pendingEntry) reqID() string { s, _ := e.req["id"].(string); return s }
 
-// answerID is what inbox answer takes to name the request, as inbox list
-// prints it.
-func (e pendingEntry) answerID() string { s, _ := e.fields["request_sha256"].(string); return s }
+// answerID is what inbox answer takes to name the request (its host's
+// asking of it), as inbox list prints it.
+func (e pendingEntry) answerID() string { s, _ := e.fields["id"].(string); return s }
 
 // list is approver i's inbox list --json; ok is false when it failed (a
 // server going away).
@@ -140,7 +150,7 @@ func (ft *faultTeam) waitPending(i int, id string) pendingEntry {
 // answer is approver i's inbox answer to e.
 func (ft *faultTeam) answer(i int, e pendingEntry, choice string, more ...string) result {
 	ft.t.Helper()
-	return ft.run(i, append([]string{"inbox", "answer", e.answerID(), choice, "--host", e.host()}, more...)...)
+	return ft.run(i, append([]string{"inbox", "answer", e.answerID(), choice}, more...)...)
 }
 
 // auditLines is the team's audit stream as approver i reads it with askperm
@@ -236,7 +246,7 @@ func TestTeamClusterLeaderKilledDuringWait(t *testing.T) {
 	tm := natstest.NewTeam(t, []string{"hosta"}, 1)
 	c := natstest.StartCluster(t, tm)
 	ft := newFaultTeam(t, tm, c.URL(), 3)
-	ft.setUp()
+	ft.setUp(3)
 
 	req := teamRequest(t, "fail-1")
 	d, killed := ft.failover(c, req, "KV_ASKPERM_ANSWERS", "allow-once")
@@ -329,7 +339,7 @@ func TestTeamTwoHundredRequestsTwentyHosts(t *testing.T) {
 	}
 	tm := natstest.NewTeam(t, names, 2)
 	ft := newFaultTeam(t, tm, natstest.StartServer(t, tm).URL, 1)
-	ft.setUp()
+	ft.setUp(1)
 
 	choice := func(id string) string {
 		switch id[len(id)-1] {
@@ -493,7 +503,7 @@ func TestTeamServerRestartedMidWait(t *testing.T) {
 	tm := natstest.NewTeam(t, []string{"ci-1"}, 1)
 	s := natstest.StartServer(t, tm)
 	ft := newFaultTeam(t, tm, s.URL, 1)
-	ft.setUp()
+	ft.setUp(1)
 	ask := ft.ask("ci-1", teamRequest(t, "restart-1"), "60s")
 	ft.waitPending(0, "restart-1")
 	s.Shutdown()
@@ -514,7 +524,7 @@ func TestTeamServerRestartedMidWait(t *testing.T) {
 func TestTeamRequestExpires(t *testing.T) {
 	tm := natstest.NewTeam(t, []string{"ci-1"}, 1)
 	ft := newFaultTeam(t, tm, natstest.StartServer(t, tm).URL, 1)
-	ft.setUp()
+	ft.setUp(1)
 	ask := ft.ask("ci-1", teamRequest(t, "expire-1"), "4s")
 	e := ft.waitPending(0, "expire-1")
 	d := ask.decision(t, 30*time.Second)

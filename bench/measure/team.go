@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,8 +61,8 @@ func teamMode() {
 }
 
 // startTeamBench builds askperm-team, starts the server, writes the
-// configs and creates the streams and buckets as an approver's first
-// askperm inbox list does.
+// configs and creates the streams and buckets with askperm-team setup
+// (the server asks for no credentials).
 func startTeamBench() (*teamBench, error) {
 	dir := filepath.Join(work, "teambin")
 	tb := &teamBench{askperm: filepath.Join(dir, "askperm"), program: filepath.Join(dir, "askperm-team"),
@@ -100,7 +101,7 @@ func startTeamBench() (*teamBench, error) {
 		Replicas: team.DefaultReplicas, Key: keyFile}
 	tb.hostConf = file("team-host.toml", fmt.Appendf(nil, "[team]\nurl = %q\nhost = \"bench\"\napprovers = [%q]\n", url, pub))
 	tb.approveConf = file("team-approver.toml", fmt.Appendf(nil, "[team]\nurl = %q\nhost = \"approver\"\nkey = %q\n", url, keyFile))
-	if _, _, err := tb.inboxList(); err != nil {
+	if _, err := spawn([]string{tb.program, "setup", "--config", tb.approveConf}, env(newHome()), os.DevNull, ""); err != nil {
 		tb.srv.Shutdown()
 		return nil, err
 	}
@@ -217,18 +218,18 @@ func (tb *teamBench) answer(ctx context.Context, answers jetstream.KeyValue, n t
 	if err != nil {
 		return err
 	}
-	signed, err := team.Sign(tb.key, d)
+	signed, err := team.Sign(tb.key, d, p.Host, p.Ask)
 	if err != nil {
 		return err
 	}
-	return wire.WriteAnswer(ctx, answers, p.Host, p.Digest, signed)
+	return wire.WriteAnswer(ctx, answers, p.Host, p.Ask, signed)
 }
 
 // inboxMemory measures askperm-team inbox list --json, the process that
 // reads the pending requests, with none pending and with teamPending
 // pending: its peak resident set and wall time.
 func (tb *teamBench) inboxMemory(what string) error {
-	emptyRSS, emptyWall, err := tb.inboxList()
+	emptyRSS, emptyWall, err := tb.inboxList(0)
 	if err != nil {
 		return err
 	}
@@ -238,7 +239,7 @@ func (tb *teamBench) inboxMemory(what string) error {
 	var rss []int64
 	var walls []time.Duration
 	for range *runs {
-		k, w, err := tb.inboxList()
+		k, w, err := tb.inboxList(teamPending)
 		if err != nil {
 			return err
 		}
@@ -254,14 +255,17 @@ func (tb *teamBench) inboxMemory(what string) error {
 }
 
 // inboxList runs askperm-team inbox list --json as the approver under GNU
-// time, which reports the child's own peak (KiB), and returns it and the
-// wall time.
-func (tb *teamBench) inboxList() (int64, time.Duration, error) {
+// time, which reports the child's own peak (KiB), checks that it listed
+// want requests, and returns the peak and the wall time.
+func (tb *teamBench) inboxList(want int) (int64, time.Duration, error) {
 	out := filepath.Join(work, "inbox-maxrss")
 	r, err := spawn([]string{"/usr/bin/time", "-f", "%M", "-o", out, tb.program, "inbox", "list", "--json",
 		"--config", tb.approveConf, "--state-dir", tb.approverState}, env(newHome()), os.DevNull, "")
 	if err != nil {
 		return 0, 0, err
+	}
+	if n := bytes.Count(r.stdout, []byte("\n")); n != want {
+		return 0, 0, fmt.Errorf("inbox list listed %d requests, want %d", n, want)
 	}
 	text, err := os.ReadFile(out)
 	if err != nil {
@@ -284,11 +288,7 @@ func (tb *teamBench) publishPending(n int) error {
 	deadline := time.Now().Add(time.Hour)
 	for i := range n {
 		raw := request(func(m map[string]any) { m["id"] = fmt.Sprintf("pending-%d", i) })
-		req, err := decision.Parse(raw)
-		if err != nil {
-			return err
-		}
-		if err := wire.Publish(ctx, js, tb.cfg.Names(), fmt.Sprintf("host%d", i%20), req.SHA256, raw, deadline); err != nil {
+		if err := wire.Publish(ctx, js, tb.cfg.Names(), fmt.Sprintf("host%d", i%20), team.NewAsk(), raw, deadline); err != nil {
 			return err
 		}
 	}
