@@ -265,8 +265,25 @@ func TestTeamClusterLeaderKilledDuringWait(t *testing.T) {
 	if d["decision"] != "deny" || d["frontend"] != "team" || d["cause"] != "user" || d["id"] != "fail-2" || d["message"] != "after the failover" {
 		t.Fatalf("the host decided %v", d)
 	}
-	if entries, _ := ft.list(0); len(entries) != 0 {
-		t.Fatalf("still pending once decided: %v", entries)
+	// Decided, they leave the inbox: at once when the host's end record is
+	// written, else (the record is best effort, and may be lost to the
+	// failover) at their deadline.
+	for end, logged := time.Now().Add(2*time.Minute), false; ; time.Sleep(time.Second) {
+		entries, ok := ft.list(0)
+		if ok && len(entries) == 0 {
+			break
+		}
+		var ids []string
+		for _, e := range entries {
+			ids = append(ids, e.reqID()+" "+e.answerID())
+		}
+		if time.Now().After(end) {
+			t.Fatalf("still pending once decided, past their deadlines: %v", ids)
+		}
+		if ok && !logged {
+			t.Logf("decided but still listed (their end record not written): %v", ids)
+			logged = true
+		}
 	}
 }
 
