@@ -316,7 +316,11 @@ func (ft *faultTeam) failover(c *natstest.Cluster, req []byte, stream, choice st
 	if r.code != 0 {
 		t.Fatalf("inbox answer after %s's leader %s died: exit %d: %s", stream, leader, r.code, r.stderr)
 	}
-	return ask.decision(t, 60*time.Second), leader
+	d := ask.decision(t, 60*time.Second)
+	if msg := ask.stderr.String(); msg != "" {
+		t.Logf("the host said, after %s's leader %s died: %s", stream, leader, msg)
+	}
+	return d, leader
 }
 
 // streamLeader names the node leading stream, as user u reads its info.
