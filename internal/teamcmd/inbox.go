@@ -27,6 +27,8 @@ import (
 type inboxOptions struct {
 	stateDir, config, tty string
 	json, show            bool
+	// --web: the address to serve the inbox on, and its TLS files.
+	web, tlsCert, tlsKey string
 	// answer: the canned answer's fields.
 	message, workdirScope, lifetime string
 	grants                          []string
@@ -58,13 +60,24 @@ Esc goes back to the list without answering.`,
 		Example: `  # Once: create your approver key, and give its public half to the hosts
   askperm inbox key
   # The live list; Enter opens a request in the terminal UI's form
-  askperm inbox`,
+  askperm inbox
+  # The same as a web page on 127.0.0.1:8765; open the pairing link it prints
+  askperm inbox --web`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return runInboxScreen(s, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if c.Flags().Changed("web") {
+				return runInboxWeb(s, o)
+			}
+			return runInboxScreen(s, o)
+		},
 	}
 	c.PersistentFlags().StringVar(&o.stateDir, "state-dir", "", "the state directory, where the key is by default (env ASKPERM_STATE_DIR)")
 	c.PersistentFlags().StringVar(&o.config, "config", "", "config file (env ASKPERM_CONFIG)")
 	c.Flags().StringVar(&o.tty, "tty", "", "terminal device to use (env ASKPERM_TTY; default /dev/tty)")
+	c.Flags().StringVar(&o.web, "web", defaultWebAddr, "serve the inbox as a web page on this address instead (a loopback address unless --tls-cert and --tls-key are given)")
+	c.Flags().Lookup("web").NoOptDefVal = defaultWebAddr
+	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "--web: serve over TLS with this certificate file (PEM)")
+	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "--web: the TLS certificate's private key file (PEM)")
 
 	key := &cobra.Command{
 		Use:   "key",
@@ -332,16 +345,10 @@ func runInboxScreen(s cli.Streams, o *inboxOptions) error {
 	}
 	ctx, stop := cli.OnSignals(context.Background())
 	defer stop()
-	// The connection lives as long as the screen, but reaching the server
-	// and reading the pending requests must end within inboxWait.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	slow := time.AfterFunc(inboxWait, func() { cancel(fmt.Errorf("no list of pending requests within %s", inboxWait)) })
 	// Warnings go to the screen's status line: stderr would draw over it.
-	a, err := connectApprover(ctx, set, func(error) {})
-	if !slow.Stop() && err == nil {
-		err = &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
-	}
+	a, err := connectLasting(ctx, cancel, set, func(error) {})
 	if err != nil {
 		return err
 	}
@@ -350,4 +357,16 @@ func runInboxScreen(s cli.Streams, o *inboxOptions) error {
 		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", err)}
 	}
 	return nil
+}
+
+// connectLasting is connectApprover for a connection that lasts until
+// ctx ends, though reaching the server and reading the pending requests
+// must end within inboxWait (else cancel ends ctx).
+func connectLasting(ctx context.Context, cancel context.CancelCauseFunc, set settings.Settings, warnings func(error)) (*approver, error) {
+	slow := time.AfterFunc(inboxWait, func() { cancel(fmt.Errorf("no list of pending requests within %s", inboxWait)) })
+	a, err := connectApprover(ctx, set, warnings)
+	if !slow.Stop() && err == nil {
+		err = &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
+	}
+	return a, err
 }

@@ -1,0 +1,154 @@
+package webinbox
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/inbox"
+	"github.com/askperm/askperm/internal/inbox/inboxtest"
+	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/natstest"
+	"github.com/askperm/askperm/internal/team/wire"
+)
+
+// env is a team's server with host alpha publishing, and one approver's
+// web inbox served over httptest.
+type env struct {
+	t        *testing.T
+	srv      *Server
+	http     *httptest.Server
+	pair     string // the pairing path
+	host     *inboxtest.Host
+	approver string // public key
+	now      time.Time
+}
+
+func newEnv(t *testing.T, armDelay time.Duration) *env {
+	t.Helper()
+	tm := natstest.NewTeam(t, []string{"alpha"}, 1)
+	u := natstest.StartServer(t, tm).URL
+	ap := tm.Approvers[0]
+	c := team.Config{URL: u, Creds: ap.SeedFile, Host: "approver", Prefix: team.DefaultPrefix, Replicas: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	kp, err := wire.LoadKey(ap.SeedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := wire.Connect(ctx, c, team.ApproverInbox(ap.Public))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wire.EnsureStreams(ctx, js, c); err != nil {
+		t.Fatal(err)
+	}
+	tt, err := inbox.Watch(ctx, js, c, func(err error) { t.Log(err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, pair := New(tt, kp, armDelay, false)
+	go srv.Broadcast(ctx)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return &env{t: t, srv: srv, http: hs, pair: pair, host: inboxtest.NewHost(t, u, tm.Hosts[0], ap.Public), approver: ap.Public}
+}
+
+// request is testdata/requests/name.
+func request(t *testing.T, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "requests", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// publish publishes raw with id as host alpha and waits for the inbox to
+// list it; it returns the request and its page's id.
+func (e *env) publish(raw []byte, id string) (*decision.Request, string) {
+	e.t.Helper()
+	req := e.host.Publish(raw, id, time.Now().Add(time.Hour))
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if en, _ := e.srv.Team.List.Get("alpha", req.SHA256); en != nil {
+			return req, ID(en)
+		}
+	}
+	e.t.Fatalf("request %s never listed", id)
+	return nil, ""
+}
+
+// browser is a client with a cookie jar, paired unless told not to.
+type browser struct {
+	t    *testing.T
+	e    *env
+	c    *http.Client
+	csrf string
+}
+
+func (e *env) browser(pair bool) *browser {
+	e.t.Helper()
+	jar, _ := cookiejar.New(nil)
+	b := &browser{t: e.t, e: e, c: &http.Client{Jar: jar}}
+	if pair {
+		if code, body := b.get(e.pair); code != http.StatusOK {
+			e.t.Fatalf("pairing: %d %s", code, body)
+		}
+	}
+	return b
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+func (b *browser) get(path string) (int, string) {
+	b.t.Helper()
+	r, err := b.c.Get(b.e.http.URL + path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var sb strings.Builder
+	_, _ = io.Copy(&sb, r.Body)
+	if m := csrfField.FindStringSubmatch(sb.String()); m != nil {
+		b.csrf = m[1]
+	}
+	return r.StatusCode, sb.String()
+}
+
+func (b *browser) post(path string, form url.Values) (int, string) {
+	b.t.Helper()
+	r, err := b.c.PostForm(b.e.http.URL+path, form)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var sb strings.Builder
+	_, _ = io.Copy(&sb, r.Body)
+	return r.StatusCode, sb.String()
+}
+
+// fields are a form's hidden fields for request id of req, then kv.
+func (b *browser) fields(id string, req *decision.Request, kv ...string) url.Values {
+	v := url.Values{"csrf": {b.csrf}, "id": {id}, "digest": {req.SHA256}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Add(kv[i], kv[i+1])
+	}
+	return v
+}

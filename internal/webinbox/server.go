@@ -1,0 +1,313 @@
+// Package webinbox is team mode's inbox as a web page (askperm inbox
+// --web): the list of pending requests and the two-stage form, served by
+// askperm itself to a browser paired through a one-time link. Request
+// text reaches the page only through form's renderer and then
+// html/template's escaping; a request is addressed by an opaque id, never
+// its text; every POST carries the session's CSRF token, the request's id
+// and its digest; an allow counts only the arming delay after the page
+// said the request was visible.
+package webinbox
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nkeys"
+
+	"github.com/askperm/askperm/internal/inbox"
+	"github.com/askperm/askperm/internal/team"
+)
+
+//go:embed assets
+var assets embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(assets, "assets/*.html"))
+
+// Server serves one approver's inbox.
+type Server struct {
+	Team *inbox.Team
+	Key  nkeys.KeyPair
+	// ArmDelay is how long after the page said the request was visible
+	// an allow counts (prompt.Options.Arming).
+	ArmDelay time.Duration
+	// Secure marks the session cookie Secure (served over TLS).
+	Secure bool
+
+	now func() time.Time
+
+	mu       sync.Mutex
+	pairing  string // the one-time pairing token; "" once used
+	sessions map[string]*session
+	failures []time.Time // failed authentications, the last failWindow
+	subs     map[chan struct{}]struct{}
+}
+
+// session is one paired browser.
+type session struct {
+	csrf    string
+	visible map[string]time.Time // request id → when the page last said it was visible
+}
+
+// Cookie is the session cookie's name.
+const Cookie = "askperm_session"
+
+// Failed authentications: past maxFailures in failWindow, every
+// authentication is refused until the window has passed.
+const (
+	maxFailures = 5
+	failWindow  = time.Minute
+)
+
+// New returns the server of t's inbox, answering with kp, and its
+// one-time pairing path (/pair/TOKEN): the first browser to open it is
+// paired.
+func New(t *inbox.Team, kp nkeys.KeyPair, armDelay time.Duration, secure bool) (*Server, string) {
+	s := &Server{Team: t, Key: kp, ArmDelay: armDelay, Secure: secure, now: time.Now,
+		pairing: token(), sessions: map[string]*session{}, subs: map[chan struct{}]struct{}{}}
+	return s, "/pair/" + s.pairing
+}
+
+func token() string { return rand.Text() + rand.Text() }
+
+// CheckAddr refuses a listening address off the loopback interface
+// unless the page is served over TLS: the session cookie and the
+// pairing link would cross the network in the clear.
+func CheckAddr(addr string, tls bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--web %q: %w", addr, err)
+	}
+	if tls {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--web %q is not a loopback address: serve it with --tls-cert and --tls-key, or listen on 127.0.0.1 and forward it (SSH, a tunnel)", addr)
+}
+
+// ID is the opaque id of e in URLs and forms: no request text.
+func ID(e *inbox.Entry) string {
+	h := sha256.Sum256([]byte(team.DoneKey(e.Host, e.Digest)))
+	return hex.EncodeToString(h[:16])
+}
+
+// Handler is the server's routes.
+func (s *Server) Handler() http.Handler {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /pair/{token}", s.pair)
+	m.Handle("GET /assets/", http.FileServerFS(assets))
+	m.HandleFunc("GET /{$}", s.auth(s.list))
+	m.HandleFunc("GET /events", s.auth(s.events))
+	m.HandleFunc("GET /r/{id}", s.auth(s.request))
+	m.HandleFunc("POST /r/{id}/visible", s.post(s.visible))
+	m.HandleFunc("POST /r/{id}/choice", s.post(s.choice))
+	m.HandleFunc("POST /r/{id}/rule", s.post(s.rule))
+	return headers(m)
+}
+
+// headers forbids framing, inline scripts and every origin but this one.
+func headers(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// limited reports whether authentication is refused for now, forgetting
+// failures older than failWindow. s.mu is held.
+func (s *Server) limited(now time.Time) bool {
+	i := 0
+	for i < len(s.failures) && now.Sub(s.failures[i]) > failWindow {
+		i++
+	}
+	s.failures = s.failures[i:]
+	return len(s.failures) >= maxFailures
+}
+
+// fail counts a failed authentication. s.mu is held.
+func (s *Server) fail(now time.Time) { s.failures = append(s.failures, now) }
+
+var errLimited = errors.New("too many failed authentications: try again in a minute")
+
+// pair exchanges the one-time pairing token for a session.
+func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
+	now := s.now()
+	s.mu.Lock()
+	if s.limited(now) {
+		s.mu.Unlock()
+		http.Error(w, errLimited.Error(), http.StatusTooManyRequests)
+		return
+	}
+	if s.pairing == "" || subtle.ConstantTimeCompare([]byte(r.PathValue("token")), []byte(s.pairing)) != 1 {
+		s.fail(now)
+		s.mu.Unlock()
+		http.Error(w, "this pairing link is not valid, or was used: askperm inbox --web prints a new one when it starts", http.StatusForbidden)
+		return
+	}
+	s.pairing = ""
+	id := token()
+	s.sessions[id] = &session{csrf: token(), visible: map[string]time.Time{}}
+	s.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: id, Path: "/", HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// sessionOf is r's session, nil when it has none (counted as a failed
+// authentication when it shows a cookie that is no session's).
+func (s *Server) sessionOf(r *http.Request) (*session, error) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.limited(now) {
+		return nil, errLimited
+	}
+	c, err := r.Cookie(Cookie)
+	if err != nil {
+		return nil, errors.New("not paired: open the pairing link askperm inbox --web printed")
+	}
+	if se := s.sessions[c.Value]; se != nil {
+		return se, nil
+	}
+	s.fail(now)
+	return nil, errors.New("this session is not known: open the pairing link askperm inbox --web printed")
+}
+
+type handler func(w http.ResponseWriter, r *http.Request, se *session)
+
+// auth serves h to a paired browser only.
+func (s *Server) auth(h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		se, err := s.sessionOf(r)
+		if err != nil {
+			code := http.StatusUnauthorized
+			if errors.Is(err, errLimited) {
+				code = http.StatusTooManyRequests
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		h(w, r, se)
+	}
+}
+
+// post serves h to a paired browser whose form carries the session's
+// CSRF token, and the id and digest of a pending request (r.PathValue's).
+func (s *Server) post(h func(w http.ResponseWriter, r *http.Request, se *session, e *inbox.Entry)) http.HandlerFunc {
+	return s.auth(func(w http.ResponseWriter, r *http.Request, se *session) {
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			http.Error(w, "the form: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(se.csrf)) != 1 {
+			http.Error(w, "the form's CSRF token is missing or wrong: reload the page", http.StatusForbidden)
+			return
+		}
+		e, why := s.entry(r.PathValue("id"))
+		if e == nil {
+			http.Error(w, "this request is not pending: "+why, http.StatusGone)
+			return
+		}
+		if r.PostForm.Get("id") != ID(e) || r.PostForm.Get("digest") != e.Digest {
+			http.Error(w, "the form is for another request: reload the page", http.StatusConflict)
+			return
+		}
+		h(w, r, se, e)
+	})
+}
+
+// entry is the pending request of id, or why there is none.
+func (s *Server) entry(id string) (*inbox.Entry, string) {
+	s.Team.List.Expire(s.now())
+	for _, e := range s.Team.List.Pending() {
+		if ID(e) == id {
+			return e, ""
+		}
+	}
+	return nil, "answered, closed or expired"
+}
+
+// Broadcast tells every open page the list changed, until ctx ends: it
+// takes the list's Changed signal for itself.
+func (s *Server) Broadcast(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.Team.List.Changed():
+		}
+		s.mu.Lock()
+		for c := range s.subs {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// events streams "change" whenever the list changes, and, for the
+// request ?r=ID, "gone" once it is no longer pending.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, _ *session) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "no streaming", http.StatusInternalServerError)
+		return
+	}
+	c := make(chan struct{}, 1)
+	s.mu.Lock()
+	s.subs[c] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.subs, c)
+		s.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	id := r.URL.Query().Get("r")
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	fmt.Fprint(w, ": open\n\n")
+	fl.Flush()
+	for {
+		changed := false
+		select {
+		case <-r.Context().Done():
+			return
+		case <-c:
+			changed = true
+			fmt.Fprint(w, "event: change\ndata: \n\n")
+		case <-tick.C: // deadlines pass without a change signal
+		}
+		if id != "" {
+			if e, why := s.entry(id); e == nil {
+				fmt.Fprintf(w, "event: gone\ndata: %s\n\n", why)
+				fl.Flush()
+				return
+			}
+		}
+		if changed || id == "" {
+			fl.Flush()
+		}
+	}
+}
