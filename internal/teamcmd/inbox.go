@@ -28,7 +28,7 @@ type inboxOptions struct {
 	stateDir, config, tty string
 	json, show            bool
 	// --web: the address to serve the inbox on, and its TLS files.
-	web, tlsCert, tlsKey string
+	web, tlsCert, tlsKey, origin string
 	// answer: the canned answer's fields.
 	message, workdirScope, lifetime string
 	grants                          []string
@@ -62,7 +62,7 @@ Esc goes back to the list without answering.`,
   # The live list; Enter opens a request in the terminal UI's form
   askperm inbox
   # The same as a web page on 127.0.0.1:8765; open the pairing link it prints
-  askperm inbox --web`,
+  askperm inbox --web 127.0.0.1:8765`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if c.Flags().Changed("web") {
@@ -74,10 +74,10 @@ Esc goes back to the list without answering.`,
 	c.PersistentFlags().StringVar(&o.stateDir, "state-dir", "", "the state directory, where the key is by default (env ASKPERM_STATE_DIR)")
 	c.PersistentFlags().StringVar(&o.config, "config", "", "config file (env ASKPERM_CONFIG)")
 	c.Flags().StringVar(&o.tty, "tty", "", "terminal device to use (env ASKPERM_TTY; default /dev/tty)")
-	c.Flags().StringVar(&o.web, "web", defaultWebAddr, "serve the inbox as a web page on this address instead (a loopback address unless --tls-cert and --tls-key are given)")
-	c.Flags().Lookup("web").NoOptDefVal = defaultWebAddr
+	c.Flags().StringVar(&o.web, "web", "", "serve the inbox as a web page on ADDR instead, e.g. "+defaultWebAddr+" (a loopback address unless --tls-cert and --tls-key are given)")
 	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "--web: serve over TLS with this certificate file (PEM)")
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "--web: the TLS certificate's private key file (PEM)")
+	c.Flags().StringVar(&o.origin, "origin", "", "--web: the page's origin as the browser sees it, behind a tunnel or proxy (default: http://localhost:PORT, https with TLS); passkeys are bound to its host name")
 
 	key := &cobra.Command{
 		Use:   "key",

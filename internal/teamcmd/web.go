@@ -6,14 +6,33 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
+	"strconv"
 	"time"
+
+	"github.com/mdp/qrterminal/v3"
 
 	"github.com/askperm/askperm/internal/cli"
 	"github.com/askperm/askperm/internal/webinbox"
 )
 
-// defaultWebAddr is where askperm inbox --web listens unless told.
+// defaultWebAddr is the address --web's help suggests.
 const defaultWebAddr = "127.0.0.1:8765"
+
+// defaultOrigin is the page's origin when --origin is not given: the
+// address listened on, named localhost when it is a loopback one (a
+// passkey's relying party is a host name, never an IP address).
+func defaultOrigin(addr *net.TCPAddr, tls bool) string {
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	host := addr.IP.String()
+	if addr.IP.IsLoopback() || addr.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(host, strconv.Itoa(addr.Port)))
+}
 
 // runInboxWeb serves the inbox as a web page until a signal, printing the
 // one-time pairing link on stderr (the approver's terminal).
@@ -37,18 +56,27 @@ func runInboxWeb(s cli.Streams, o *inboxOptions) error {
 	if err != nil {
 		return err
 	}
-	srv, pair := webinbox.New(a.team, a.key, set.Prompt.Arming(), tls)
-	go srv.Broadcast(ctx)
+	if set.StateDir == "" {
+		return cli.Usage("inbox --web: no state directory for the passkeys: set XDG_STATE_HOME or HOME, or give --state-dir")
+	}
 	ln, err := net.Listen("tcp", o.web)
 	if err != nil {
 		return cli.Usage("inbox --web: %v", err)
 	}
-	scheme := "http"
-	if tls {
-		scheme = "https"
+	defer ln.Close()
+	origin := o.origin
+	if origin == "" {
+		origin = defaultOrigin(ln.Addr().(*net.TCPAddr), tls)
 	}
-	cli.Warn(s.ErrOut, fmt.Sprintf("inbox: serving on %s://%s/ ; open this one-time pairing link in your browser (it pairs one browser): %s://%s%s",
-		scheme, ln.Addr(), scheme, ln.Addr(), pair))
+	srv, pair, err := webinbox.New(webinbox.Config{Team: a.team, Key: a.key, ArmDelay: set.Prompt.Arming(), Origin: origin,
+		Passkeys: filepath.Join(set.StateDir, webinbox.PasskeyFile)})
+	if err != nil {
+		return cli.Usage("inbox --web: %v", err)
+	}
+	go srv.Broadcast(ctx)
+	cli.Warn(s.ErrOut, fmt.Sprintf("inbox: serving %s on %s; log in at %s/login. To pair a browser (register its passkey), open this one-time link in it, or scan the code below: %s",
+		origin, ln.Addr(), origin, pair))
+	qrterminal.GenerateHalfBlock(pair, qrterminal.L, s.ErrOut)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	context.AfterFunc(ctx, func() { _ = hs.Close() })
 	if tls {

@@ -3,6 +3,7 @@ package webinbox
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -64,11 +65,18 @@ func newEnv(t *testing.T, armDelay time.Duration) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, pair := New(tt, kp, armDelay, false)
-	go srv.Broadcast(ctx)
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewUnstartedServer(nil)
+	hs.Start()
 	t.Cleanup(hs.Close)
-	return &env{t: t, srv: srv, http: hs, pair: pair, host: inboxtest.NewHost(t, u, tm.Hosts[0], ap.Public), approver: ap.Public}
+	_, port, _ := net.SplitHostPort(hs.Listener.Addr().String())
+	srv, pair, err := New(Config{Team: tt, Key: kp, ArmDelay: armDelay, Origin: "http://localhost:" + port,
+		Passkeys: filepath.Join(t.TempDir(), PasskeyFile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.Config.Handler = srv.Handler()
+	go srv.Broadcast(ctx)
+	return &env{t: t, srv: srv, http: hs, pair: strings.TrimPrefix(pair, srv.Origin), host: inboxtest.NewHost(t, u, tm.Hosts[0], ap.Public), approver: ap.Public}
 }
 
 // request is testdata/requests/name.
@@ -95,7 +103,8 @@ func (e *env) publish(raw []byte, id string) (*decision.Request, string) {
 	return nil, ""
 }
 
-// browser is a client with a cookie jar, paired unless told not to.
+// browser is a client with a cookie jar, logged in unless told not to
+// (a session as a passkey login starts one).
 type browser struct {
 	t    *testing.T
 	e    *env
@@ -106,11 +115,14 @@ type browser struct {
 func (e *env) browser(pair bool) *browser {
 	e.t.Helper()
 	jar, _ := cookiejar.New(nil)
-	b := &browser{t: e.t, e: e, c: &http.Client{Jar: jar}}
+	b := &browser{t: e.t, e: e, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if pair {
-		if code, body := b.get(e.pair); code != http.StatusOK {
-			e.t.Fatalf("pairing: %d %s", code, body)
-		}
+		rec := httptest.NewRecorder()
+		e.srv.mu.Lock()
+		e.srv.newSession(rec)
+		e.srv.mu.Unlock()
+		u, _ := url.Parse(e.http.URL)
+		jar.SetCookies(u, rec.Result().Cookies())
 	}
 	return b
 }

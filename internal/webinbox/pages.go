@@ -144,65 +144,77 @@ func (s *Server) armed(se *session, e *inbox.Entry) string {
 	return ""
 }
 
-// choice takes stage "choice": a one-time answer is given, an always
-// answer goes on to stage "rule".
-func (s *Server) choice(w http.ResponseWriter, r *http.Request, se *session, e *inbox.Entry) {
-	f := inbox.Form(e)
-	a := f.Defaults()
+// answerOf is the answer r's form gives: stage "choice"'s fields, and
+// with stage=rule stage "rule"'s. complete is false for an always-choice
+// at stage "choice": stage "rule" comes next.
+func answerOf(f *form.Form, r *http.Request) (a form.Answer, complete bool, err error) {
+	a = f.Defaults()
 	a.Choice, a.Message = form.Choice(r.PostForm.Get("choice")), r.PostForm.Get("message")
 	if a.Choice == form.AllowSession {
-		s.refuse(w, se, e, f, nil, "allow for this session is not offered in team mode")
-		return
+		return a, false, errors.New("allow for this session is not offered in team mode: it lives in its host's memory")
 	}
 	if err := f.CheckChoice(a); err != nil {
-		s.refuse(w, se, e, f, nil, err.Error())
-		return
+		return a, false, err
 	}
-	if a.Choice.IsAllow() {
-		if why := s.armed(se, e); why != "" {
-			s.refuse(w, se, e, f, nil, why)
-			return
+	if r.PostForm.Get("stage") != "rule" {
+		return a, !a.Choice.IsAlways(), nil
+	}
+	if !a.Choice.IsAlways() {
+		return a, false, errors.New("stage rule is for an always-answer")
+	}
+	for i, q := range f.RuleQuestions(a) {
+		v := r.PostForm["q"+strconv.Itoa(i)]
+		if !q.Multi && len(v) != 1 {
+			return a, false, fmt.Errorf("%s: choose one", q.Title)
 		}
+		q.Choose(&a, v)
 	}
-	if a.Choice.IsAlways() {
-		render(w, http.StatusOK, "request.html", s.page(se, e, f, &a))
-		return
-	}
-	s.answer(w, r, se, e, f, a)
+	return a, true, f.CheckRule(a)
 }
 
-// rule takes stage "rule": Back returns to stage "choice", else the
-// rule chosen is the answer.
+// errPasskey is an allow posted as a plain form.
+const errPasskey = "an allow is confirmed with your passkey: use the page's allow button (it needs JavaScript)"
+
+// choice takes stage "choice": a deny is given, an always-choice goes on
+// to stage "rule"; an allow goes through allowBegin instead.
+func (s *Server) choice(w http.ResponseWriter, r *http.Request, se *session, e *inbox.Entry) {
+	f := inbox.Form(e)
+	a, complete, err := answerOf(f, r)
+	switch {
+	case err != nil:
+		s.refuse(w, se, e, f, nil, err.Error())
+	case !complete:
+		render(w, http.StatusOK, "request.html", s.page(se, e, f, &a))
+	case a.Choice.IsAllow():
+		s.refuse(w, se, e, f, nil, errPasskey)
+	default:
+		s.answer(w, r, e, f, a)
+	}
+}
+
+// rule takes stage "rule": Back returns to stage "choice", a deny-always
+// is given; an allow goes through allowBegin instead.
 func (s *Server) rule(w http.ResponseWriter, r *http.Request, se *session, e *inbox.Entry) {
 	f := inbox.Form(e)
 	if r.PostForm.Has("back") {
 		render(w, http.StatusOK, "request.html", s.page(se, e, f, nil))
 		return
 	}
-	a := f.Defaults()
-	a.Choice, a.Message = form.Choice(r.PostForm.Get("choice")), r.PostForm.Get("message")
-	if !a.Choice.IsAlways() || f.CheckChoice(a) != nil {
-		s.refuse(w, se, e, f, nil, "stage rule is for an always-answer")
-		return
-	}
-	for i, q := range f.RuleQuestions(a) {
-		q.Choose(&a, r.PostForm["q"+strconv.Itoa(i)])
-	}
-	if err := f.CheckRule(a); err != nil {
+	a, _, err := answerOf(f, r)
+	switch {
+	case err != nil && a.Choice.IsAlways():
 		s.refuse(w, se, e, f, &a, err.Error())
-		return
+	case err != nil:
+		s.refuse(w, se, e, f, nil, err.Error())
+	case a.Choice.IsAllow():
+		s.refuse(w, se, e, f, &a, errPasskey)
+	default:
+		s.answer(w, r, e, f, a)
 	}
-	if a.Choice.IsAllow() {
-		if why := s.armed(se, e); why != "" {
-			s.refuse(w, se, e, f, &a, why)
-			return
-		}
-	}
-	s.answer(w, r, se, e, f, a)
 }
 
-// answer signs a and writes it, then says so.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, se *session, e *inbox.Entry, f *form.Form, a form.Answer) {
+// answer signs a deny and writes it, then says so.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, e *inbox.Entry, f *form.Form, a form.Answer) {
 	if err := s.Team.Answer(r.Context(), s.Key, e, f, a); err != nil {
 		code := http.StatusInternalServerError
 		if errors.Is(err, inbox.ErrAnswered) || errors.Is(err, inbox.ErrRejected) {

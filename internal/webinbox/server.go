@@ -20,10 +20,12 @@ import (
 	"html/template"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/nats-io/nkeys"
 
 	"github.com/askperm/askperm/internal/inbox"
@@ -35,29 +37,47 @@ var assets embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(assets, "assets/*.html"))
 
-// Server serves one approver's inbox.
-type Server struct {
+// Config is what a Server serves.
+type Config struct {
 	Team *inbox.Team
-	Key  nkeys.KeyPair
+	// Key signs the answers.
+	Key nkeys.KeyPair
 	// ArmDelay is how long after the page said the request was visible
 	// an allow counts (prompt.Options.Arming).
 	ArmDelay time.Duration
-	// Secure marks the session cookie Secure (served over TLS).
-	Secure bool
+	// Origin is the page's origin as the browser sees it
+	// (http://localhost:8765, https://inbox.example.org): passkeys are
+	// bound to its host name, and an https origin makes the session
+	// cookie Secure.
+	Origin string
+	// Passkeys is the file of the approver's passkeys (PasskeyFile in
+	// the state directory).
+	Passkeys string
+}
+
+// Server serves one approver's inbox.
+type Server struct {
+	Config
+	secure   bool
+	rp       *webauthn.WebAuthn
+	keysPath string
 
 	now func() time.Time
 
-	mu       sync.Mutex
-	pairing  string // the one-time pairing token; "" once used
-	sessions map[string]*session
-	failures []time.Time // failed authentications, the last failWindow
-	subs     map[chan struct{}]struct{}
+	mu         sync.Mutex
+	keys       *Passkeys
+	pairing    string // the one-time pairing token; "" once used
+	sessions   map[string]*session
+	ceremonies map[string]ceremony // pairings and logins begun, by challenge
+	failures   []time.Time         // failed authentications, the last failWindow
+	subs       map[chan struct{}]struct{}
 }
 
-// session is one paired browser.
+// session is one logged-in browser.
 type session struct {
 	csrf    string
-	visible map[string]time.Time // request id → when the page last said it was visible
+	visible map[string]time.Time    // request id → when the page last said it was visible
+	allows  map[string]pendingAllow // request id → the allow waiting for its passkey
 }
 
 // Cookie is the session cookie's name.
@@ -70,14 +90,39 @@ const (
 	failWindow  = time.Minute
 )
 
-// New returns the server of t's inbox, answering with kp, and its
-// one-time pairing path (/pair/TOKEN): the first browser to open it is
-// paired.
-func New(t *inbox.Team, kp nkeys.KeyPair, armDelay time.Duration, secure bool) (*Server, string) {
-	s := &Server{Team: t, Key: kp, ArmDelay: armDelay, Secure: secure, now: time.Now,
-		pairing: token(), sessions: map[string]*session{}, subs: map[chan struct{}]struct{}{}}
-	return s, "/pair/" + s.pairing
+// New returns the server of c, and its one-time pairing URL: the first
+// browser to register a passkey through it is paired.
+func New(c Config) (*Server, string, error) {
+	u, err := parseOrigin(c.Origin)
+	if err != nil {
+		return nil, "", err
+	}
+	rp, err := relyingParty(c.Origin)
+	if err != nil {
+		return nil, "", fmt.Errorf("--origin %q: %w", c.Origin, err)
+	}
+	keys, err := LoadPasskeys(c.Passkeys, team.PublicKey(c.Key))
+	if err != nil {
+		return nil, "", err
+	}
+	s := &Server{Config: c, secure: u.Scheme == "https", rp: rp, keysPath: c.Passkeys, now: time.Now, keys: keys,
+		pairing: token(), sessions: map[string]*session{}, ceremonies: map[string]ceremony{}, subs: map[chan struct{}]struct{}{}}
+	return s, c.Origin + "/pair/" + s.pairing, nil
 }
+
+// parseOrigin checks an origin: http or https, a host, nothing more.
+func parseOrigin(origin string) (*url.URL, error) {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return nil, fmt.Errorf("--origin %q: %w", origin, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return nil, fmt.Errorf("--origin %q: give scheme, host and port only, e.g. https://inbox.example.org", origin)
+	}
+	return u, nil
+}
+
+func constantEqual(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 func token() string { return rand.Text() + rand.Text() }
 
@@ -110,7 +155,12 @@ func ID(e *inbox.Entry) string {
 // Handler is the server's routes.
 func (s *Server) Handler() http.Handler {
 	m := http.NewServeMux()
-	m.HandleFunc("GET /pair/{token}", s.pair)
+	m.HandleFunc("GET /pair/{token}", s.pairPage)
+	m.HandleFunc("POST /pair/{token}/begin", s.pairBegin)
+	m.HandleFunc("POST /pair/{token}/finish", s.pairFinish)
+	m.HandleFunc("GET /login", s.loginPage)
+	m.HandleFunc("POST /login/begin", s.loginBegin)
+	m.HandleFunc("POST /login/finish", s.loginFinish)
 	m.Handle("GET /assets/", http.FileServerFS(assets))
 	m.HandleFunc("GET /{$}", s.auth(s.list))
 	m.HandleFunc("GET /events", s.auth(s.events))
@@ -118,6 +168,8 @@ func (s *Server) Handler() http.Handler {
 	m.HandleFunc("POST /r/{id}/visible", s.post(s.visible))
 	m.HandleFunc("POST /r/{id}/choice", s.post(s.choice))
 	m.HandleFunc("POST /r/{id}/rule", s.post(s.rule))
+	m.HandleFunc("POST /r/{id}/allow/begin", s.post(s.allowBegin))
+	m.HandleFunc("POST /r/{id}/allow/finish", s.post(s.allowFinish))
 	return headers(m)
 }
 
@@ -148,29 +200,6 @@ func (s *Server) fail(now time.Time) { s.failures = append(s.failures, now) }
 
 var errLimited = errors.New("too many failed authentications: try again in a minute")
 
-// pair exchanges the one-time pairing token for a session.
-func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
-	now := s.now()
-	s.mu.Lock()
-	if s.limited(now) {
-		s.mu.Unlock()
-		http.Error(w, errLimited.Error(), http.StatusTooManyRequests)
-		return
-	}
-	if s.pairing == "" || subtle.ConstantTimeCompare([]byte(r.PathValue("token")), []byte(s.pairing)) != 1 {
-		s.fail(now)
-		s.mu.Unlock()
-		http.Error(w, "this pairing link is not valid, or was used: askperm inbox --web prints a new one when it starts", http.StatusForbidden)
-		return
-	}
-	s.pairing = ""
-	id := token()
-	s.sessions[id] = &session{csrf: token(), visible: map[string]time.Time{}}
-	s.mu.Unlock()
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: id, Path: "/", HttpOnly: true, Secure: s.Secure, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
-}
-
 // sessionOf is r's session, nil when it has none (counted as a failed
 // authentication when it shows a cookie that is no session's).
 func (s *Server) sessionOf(r *http.Request) (*session, error) {
@@ -182,14 +211,19 @@ func (s *Server) sessionOf(r *http.Request) (*session, error) {
 	}
 	c, err := r.Cookie(Cookie)
 	if err != nil {
-		return nil, errors.New("not paired: open the pairing link askperm inbox --web printed")
+		return nil, errNoSession
 	}
 	if se := s.sessions[c.Value]; se != nil {
 		return se, nil
 	}
 	s.fail(now)
-	return nil, errors.New("this session is not known: open the pairing link askperm inbox --web printed")
+	return nil, errUnknownSession
 }
+
+var (
+	errNoSession      = errors.New("not logged in: log in with your passkey at /login, or pair with the link askperm inbox --web printed")
+	errUnknownSession = errors.New("this session is not known (askperm inbox --web restarted?): log in again at /login")
+)
 
 type handler func(w http.ResponseWriter, r *http.Request, se *session)
 
@@ -198,11 +232,14 @@ func (s *Server) auth(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		se, err := s.sessionOf(r)
 		if err != nil {
-			code := http.StatusUnauthorized
-			if errors.Is(err, errLimited) {
-				code = http.StatusTooManyRequests
+			switch {
+			case errors.Is(err, errLimited):
+				http.Error(w, err.Error(), http.StatusTooManyRequests)
+			case r.Method == http.MethodGet && r.URL.Path != "/events":
+				http.Redirect(w, r, "/login", http.StatusSeeOther)
+			default:
+				http.Error(w, err.Error(), http.StatusUnauthorized)
 			}
-			http.Error(w, err.Error(), code)
 			return
 		}
 		h(w, r, se)
@@ -218,7 +255,7 @@ func (s *Server) post(h func(w http.ResponseWriter, r *http.Request, se *session
 			http.Error(w, "the form: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(se.csrf)) != 1 {
+		if !constantEqual(r.PostForm.Get("csrf"), se.csrf) {
 			http.Error(w, "the form's CSRF token is missing or wrong: reload the page", http.StatusForbidden)
 			return
 		}

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/team"
@@ -36,50 +39,93 @@ func TestCheckAddr(t *testing.T) {
 	}
 }
 
-func TestPairingIsOneTimeAndRequired(t *testing.T) {
+func TestLoginRequired(t *testing.T) {
 	e := newEnv(t, time.Millisecond)
 	stranger := e.browser(false)
-	if code, _ := stranger.get("/"); code != http.StatusUnauthorized {
-		t.Errorf("the list without a session: %d", code)
+	if code, _ := stranger.get("/"); code != http.StatusSeeOther {
+		t.Errorf("the list without a session: %d, want a redirect to /login", code)
+	}
+	if code, _ := stranger.get("/events"); code != http.StatusUnauthorized {
+		t.Errorf("the events without a session: %d", code)
+	}
+	if code, body := stranger.get("/login"); code != http.StatusOK || !strings.Contains(body, "Log in with your passkey") {
+		t.Errorf("the login page: %d %s", code, body)
+	}
+	// No passkey yet: a login cannot begin.
+	if code, body := stranger.post("/login/begin", nil); code != http.StatusConflict {
+		t.Errorf("a login with no passkey: %d %s", code, body)
 	}
 	b := e.browser(true)
 	if code, body := b.get("/"); code != http.StatusOK || !strings.Contains(body, "No request is pending") {
 		t.Errorf("the list: %d %s", code, body)
 	}
-	if code, _ := stranger.get(e.pair); code != http.StatusForbidden {
-		t.Errorf("the pairing link used twice: %d", code)
+}
+
+func TestPairingLink(t *testing.T) {
+	e := newEnv(t, time.Millisecond)
+	b := e.browser(false)
+	if code, _ := b.get("/pair/" + strings.Repeat("A", 52)); code != http.StatusForbidden {
+		t.Errorf("a wrong pairing token: %d", code)
 	}
-	r, err := http.Get(e.http.URL + e.pair)
-	if err != nil {
+	if code, body := b.get(e.pair); code != http.StatusOK || !strings.Contains(body, "Register a passkey") {
+		t.Fatalf("the pairing page: %d %s", code, body)
+	}
+	code, body := b.post(e.pair+"/begin", nil)
+	if code != http.StatusOK {
+		t.Fatalf("pairing begins: %d %s", code, body)
+	}
+	var opts struct {
+		PublicKey struct {
+			Challenge string                `json:"challenge"`
+			RP        struct{ ID string }   `json:"rp"`
+			User      struct{ Name string } `json:"user"`
+			Selection struct {
+				ResidentKey      string `json:"residentKey"`
+				UserVerification string `json:"userVerification"`
+			} `json:"authenticatorSelection"`
+		} `json:"publicKey"`
+	}
+	if err := json.Unmarshal([]byte(body), &opts); err != nil {
 		t.Fatal(err)
 	}
-	r.Body.Close()
-	if r.StatusCode != http.StatusForbidden {
-		t.Errorf("pairing again: %d", r.StatusCode)
+	pk := opts.PublicKey
+	if pk.Challenge == "" || pk.RP.ID != "localhost" || pk.User.Name != e.approver ||
+		pk.Selection.UserVerification != "required" || pk.Selection.ResidentKey != "required" {
+		t.Errorf("registration options %s", body)
+	}
+	// A registration that is none: refused, counted, the link still unused.
+	if code, _ := b.post(e.pair+"/finish", url.Values{"x": {"y"}}); code != http.StatusBadRequest {
+		t.Errorf("a forged registration: %d", code)
+	}
+	if code, _ := b.get(e.pair); code != http.StatusOK {
+		t.Errorf("the link after a forged registration: %d", code)
 	}
 }
 
 func TestSessionCookieAttributes(t *testing.T) {
-	e := newEnv(t, time.Millisecond)
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	r, err := c.Get(e.http.URL + e.pair)
-	if err != nil {
-		t.Fatal(err)
+	for _, origin := range []string{"http://localhost:8765", "https://inbox.example.org"} {
+		e := newEnv(t, time.Millisecond)
+		u, _ := url.Parse(origin)
+		e.srv.secure = u.Scheme == "https"
+		rec := httptest.NewRecorder()
+		e.srv.newSession(rec)
+		cs := rec.Result().Cookies()
+		if len(cs) != 1 || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Secure != e.srv.secure {
+			t.Errorf("%s: cookie %+v", origin, cs)
+		}
 	}
-	r.Body.Close()
-	cs := r.Cookies()
-	if len(cs) != 1 || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Secure {
-		t.Errorf("cookie %+v", cs)
+}
+
+func TestOrigin(t *testing.T) {
+	for _, o := range []string{"localhost:8765", "ftp://x", "http://", "https://x/path", "https://u@x", "https://x?q"} {
+		if _, err := parseOrigin(o); err == nil {
+			t.Errorf("origin %q taken", o)
+		}
 	}
-	e.srv.Secure = true
-	e.srv.pairing = "again"
-	r, err = c.Get(e.http.URL + "/pair/again")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Body.Close()
-	if cs := r.Cookies(); len(cs) != 1 || !cs[0].Secure {
-		t.Errorf("behind TLS, cookie %+v", cs)
+	for _, o := range []string{"http://localhost:8765", "https://inbox.example.org", "https://inbox.example.org:8443/"} {
+		if _, err := parseOrigin(o); err != nil {
+			t.Errorf("origin %q: %v", o, err)
+		}
 	}
 }
 
@@ -92,11 +138,27 @@ func TestRateLimitOnFailedAuthentication(t *testing.T) {
 		}
 	}
 	if code, _ := b.get(e.pair); code != http.StatusTooManyRequests {
-		t.Errorf("the right token after %d failures: %d", maxFailures, code)
+		t.Errorf("the right link after %d failures: %d", maxFailures, code)
+	}
+	if code, _ := b.post("/login/begin", nil); code != http.StatusTooManyRequests {
+		t.Errorf("a login after %d failures: %d", maxFailures, code)
 	}
 	e.srv.now = func() time.Time { return time.Now().Add(failWindow + time.Second) }
 	if code, _ := b.get(e.pair); code != http.StatusOK {
-		t.Errorf("the right token a minute later: %d", code)
+		t.Errorf("the right link a minute later: %d", code)
+	}
+}
+
+func TestUnknownSessionCountsAsFailure(t *testing.T) {
+	e := newEnv(t, time.Millisecond)
+	forged := e.browser(false)
+	u, _ := url.Parse(e.http.URL)
+	forged.c.Jar.SetCookies(u, []*http.Cookie{{Name: Cookie, Value: "forged", Path: "/"}})
+	for range maxFailures {
+		forged.get("/")
+	}
+	if code, _ := e.browser(false).get(e.pair); code != http.StatusTooManyRequests {
+		t.Errorf("after %d forged cookies: %d", maxFailures, code)
 	}
 }
 
@@ -115,32 +177,32 @@ func TestForgedPostsRefused(t *testing.T) {
 	other, otherID := e.publish(request(t, "write-file.json"), "two")
 	b := e.browser(true)
 	b.get("/r/" + id)
-	b.post("/r/"+id+"/visible", b.fields(id, req))
-	time.Sleep(5 * time.Millisecond) // past the 1 ms arming delay
-	good := b.fields(id, req, "choice", "allow-once")
+	good := b.fields(id, req, "choice", "deny-once", "message", "no")
 
-	noCSRF := b.fields(id, req, "choice", "allow-once")
+	noCSRF := b.fields(id, req, "choice", "deny-once")
 	noCSRF.Del("csrf")
-	wrongCSRF := b.fields(id, req, "choice", "allow-once")
+	wrongCSRF := b.fields(id, req, "choice", "deny-once")
 	wrongCSRF.Set("csrf", "x"+b.csrf)
-	otherDigest := b.fields(id, req, "choice", "allow-once")
+	otherDigest := b.fields(id, req, "choice", "deny-once")
 	otherDigest.Set("digest", other.SHA256)
-	otherIDField := b.fields(id, req, "choice", "allow-once")
+	otherIDField := b.fields(id, req, "choice", "deny-once")
 	otherIDField.Set("id", otherID)
-	for name, tc := range map[string]struct {
-		path string
-		form url.Values
-		code int
-	}{
-		"no CSRF token":                       {"/r/" + id + "/choice", noCSRF, http.StatusForbidden},
-		"a wrong CSRF token":                  {"/r/" + id + "/choice", wrongCSRF, http.StatusForbidden},
-		"another request's digest":            {"/r/" + id + "/choice", otherDigest, http.StatusConflict},
-		"another request's id":                {"/r/" + id + "/choice", otherIDField, http.StatusConflict},
-		"the form of one, the URL of another": {"/r/" + otherID + "/choice", good, http.StatusConflict},
-		"no such request":                     {"/r/" + strings.Repeat("0", 32) + "/choice", good, http.StatusGone},
-	} {
-		if code, body := b.post(tc.path, tc.form); code != tc.code {
-			t.Errorf("%s: %d, want %d: %s", name, code, tc.code, body)
+	for _, path := range []string{"/choice", "/rule", "/allow/begin", "/allow/finish", "/visible"} {
+		for name, tc := range map[string]struct {
+			path string
+			form url.Values
+			code int
+		}{
+			"no CSRF token":                       {"/r/" + id + path, noCSRF, http.StatusForbidden},
+			"a wrong CSRF token":                  {"/r/" + id + path, wrongCSRF, http.StatusForbidden},
+			"another request's digest":            {"/r/" + id + path, otherDigest, http.StatusConflict},
+			"another request's id":                {"/r/" + id + path, otherIDField, http.StatusConflict},
+			"the form of one, the URL of another": {"/r/" + otherID + path, good, http.StatusConflict},
+			"no such request":                     {"/r/" + strings.Repeat("0", 32) + path, good, http.StatusGone},
+		} {
+			if code, body := b.post(tc.path, tc.form); code != tc.code {
+				t.Errorf("%s %s: %d, want %d: %s", path, name, code, tc.code, body)
+			}
 		}
 	}
 	// A cookie no session has, with the right token and fields.
@@ -151,13 +213,12 @@ func TestForgedPostsRefused(t *testing.T) {
 		t.Errorf("a forged cookie: %d", code)
 	}
 	// Another browser's session with this one's CSRF token.
-	second := e.browser(false)
-	e.srv.mu.Lock()
-	e.srv.pairing = "second"
-	e.srv.mu.Unlock()
-	second.get("/pair/second")
-	if code, _ := second.post("/r/"+id+"/choice", good); code != http.StatusForbidden {
+	if code, _ := e.browser(true).post("/r/"+id+"/choice", good); code != http.StatusForbidden {
 		t.Errorf("another session with this session's token: %d", code)
+	}
+	// An allow posted as a plain form: it needs the passkey.
+	if code, body := b.post("/r/"+id+"/choice", b.fields(id, req, "choice", "allow-once")); code != http.StatusUnprocessableEntity || !strings.Contains(body, "passkey") {
+		t.Errorf("a plain allow: %d %s", code, body)
 	}
 	e.noAnswer(req)
 	e.noAnswer(other)
@@ -165,7 +226,7 @@ func TestForgedPostsRefused(t *testing.T) {
 	if code, body := b.post("/r/"+id+"/choice", good); code != http.StatusOK || !strings.Contains(body, "Answered") {
 		t.Fatalf("the genuine post: %d %s", code, body)
 	}
-	if d := e.host.Answer(req, e.approver); d.Decision != decision.Allow || d.Persist != decision.PersistOnce {
+	if d := e.host.Answer(req, e.approver); d.Decision != decision.Deny || d.Message != "no" {
 		t.Errorf("answer %+v", d)
 	}
 	if code, _ := b.post("/r/"+id+"/choice", good); code != http.StatusConflict {
@@ -177,36 +238,91 @@ func TestAllowCountsOnlyAfterArmDelay(t *testing.T) {
 	e := newEnv(t, 500*time.Millisecond)
 	clock := time.Now()
 	e.srv.now = func() time.Time { return clock }
+	e.srv.keys.Credentials = []webauthn.Credential{{ID: []byte("a passkey")}}
 	req, id := e.publish(request(t, "write-file.json"), "armed")
 	b := e.browser(true)
 	b.get("/r/" + id)
 	allow := b.fields(id, req, "choice", "allow-once")
-	if code, body := b.post("/r/"+id+"/choice", allow); code != http.StatusUnprocessableEntity || !strings.Contains(body, "counts only 500ms after the question was fully visible") {
-		t.Errorf("an allow before the page said it was visible: %d %s", code, body)
+	early := func(when string) {
+		t.Helper()
+		if code, body := b.post("/r/"+id+"/allow/begin", allow); code != http.StatusUnprocessableEntity || !strings.Contains(body, "counts only 500ms after the question was fully visible") {
+			t.Errorf("an allow %s: %d %s", when, code, body)
+		}
 	}
+	early("before the page said it was visible")
 	b.post("/r/"+id+"/visible", b.fields(id, req))
 	clock = clock.Add(499 * time.Millisecond)
-	if code, _ := b.post("/r/"+id+"/choice", allow); code != http.StatusUnprocessableEntity {
-		t.Errorf("an allow 499ms after: %d", code)
-	}
+	early("499ms after")
 	b.post("/r/"+id+"/visible", b.fields(id, req)) // visible again: re-armed
 	clock = clock.Add(499 * time.Millisecond)
-	if code, _ := b.post("/r/"+id+"/choice", allow); code != http.StatusUnprocessableEntity {
-		t.Errorf("an allow 499ms after the page became visible again: %d", code)
-	}
+	early("499ms after the page became visible again")
 	b.get("/r/" + id) // served anew: disarmed
 	clock = clock.Add(time.Second)
-	if code, _ := b.post("/r/"+id+"/choice", allow); code != http.StatusUnprocessableEntity {
-		t.Errorf("an allow after the page was served anew, no beacon: %d", code)
-	}
-	e.noAnswer(req)
+	early("after the page was served anew, no beacon")
 	b.post("/r/"+id+"/visible", b.fields(id, req))
 	clock = clock.Add(500 * time.Millisecond)
-	if code, body := b.post("/r/"+id+"/choice", allow); code != http.StatusOK {
+	code, body := b.post("/r/"+id+"/allow/begin", allow)
+	if code != http.StatusOK || !strings.Contains(body, `"userVerification":"required"`) {
 		t.Fatalf("an allow 500ms after: %d %s", code, body)
 	}
-	if d := e.host.Answer(req, e.approver); d.Decision != decision.Allow {
-		t.Errorf("answer %+v", d)
+	// The assertion is the passkey's or nothing: a forged one is refused,
+	// and the allow begun is gone with it.
+	finish := b.fields(id, req, "credential", `{"id":"x","rawId":"x","type":"public-key","response":{}}`)
+	if code, _ := b.post("/r/"+id+"/allow/finish", finish); code != http.StatusForbidden {
+		t.Errorf("a forged assertion: %d", code)
+	}
+	if code, _ := b.post("/r/"+id+"/allow/finish", finish); code != http.StatusForbidden {
+		t.Errorf("a finish with no allow begun: %d", code)
+	}
+	e.noAnswer(req)
+}
+
+func TestAllowChallengeBindsRequestAndAnswer(t *testing.T) {
+	e := newEnv(t, time.Millisecond)
+	e.srv.keys.Credentials = []webauthn.Credential{{ID: []byte("a passkey")}}
+	req, id := e.publish(request(t, "write-file.json"), "bound")
+	b := e.browser(true)
+	b.get("/r/" + id)
+	b.post("/r/"+id+"/visible", b.fields(id, req))
+	time.Sleep(5 * time.Millisecond) // past the 1 ms arming delay
+	challenge := func(kv ...string) string {
+		t.Helper()
+		code, body := b.post("/r/"+id+"/allow/begin", b.fields(id, req, kv...))
+		if code != http.StatusOK {
+			t.Fatalf("begin %v: %d %s", kv, code, body)
+		}
+		var o struct {
+			PublicKey struct{ Challenge string } `json:"publicKey"`
+		}
+		_ = json.Unmarshal([]byte(body), &o)
+		e.srv.mu.Lock()
+		defer e.srv.mu.Unlock()
+		for _, se := range e.srv.sessions {
+			if p, ok := se.allows[id]; ok && p.data.Challenge == o.PublicKey.Challenge {
+				return p.data.Challenge
+			}
+		}
+		t.Fatalf("no allow pending with challenge %s", o.PublicKey.Challenge)
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, kv := range [][]string{
+		{"choice", "allow-once"},
+		{"choice", "allow-once"},
+		{"choice", "allow-always", "stage", "rule", "q0", "fs.write", "q1", "/home/a/p/", "q2", "all", "q3", "900"},
+		{"choice", "allow-always", "stage", "rule", "q0", "fs.write", "q1", "*", "q2", "all", "q3", "900"},
+	} {
+		c := challenge(kv...)
+		if seen[c] {
+			t.Errorf("challenge %s twice", c)
+		}
+		seen[c] = true
+	}
+	if code, _ := b.post("/r/"+id+"/allow/begin", b.fields(id, req, "choice", "allow-always")); code != http.StatusUnprocessableEntity {
+		t.Errorf("an always-allow begun at stage choice: %d", code)
+	}
+	if code, _ := b.post("/r/"+id+"/allow/begin", b.fields(id, req, "choice", "deny-once")); code != http.StatusUnprocessableEntity {
+		t.Errorf("a deny begun as an allow: %d", code)
 	}
 }
 
@@ -228,23 +344,27 @@ func TestRuleStage(t *testing.T) {
 	req, id := e.publish(request(t, "write-file.json"), "always")
 	b := e.browser(true)
 	b.get("/r/" + id)
-	b.post("/r/"+id+"/visible", b.fields(id, req))
-	time.Sleep(5 * time.Millisecond)
 	code, body := b.post("/r/"+id+"/choice", b.fields(id, req, "choice", "allow-always"))
 	if code != http.StatusOK || !strings.Contains(body, `action="/r/`+id+`/rule"`) || !strings.Contains(body, "files under /home/a/p/") {
 		t.Fatalf("stage rule: %d %s", code, body)
 	}
-	if code, body := b.post("/r/"+id+"/rule", b.fields(id, req, "choice", "allow-always", "back", "1")); code != http.StatusOK || !strings.Contains(body, `/choice"`) {
+	if code, body := b.post("/r/"+id+"/rule", b.fields(id, req, "choice", "allow-always", "stage", "rule", "back", "1")); code != http.StatusOK || !strings.Contains(body, `/choice"`) {
 		t.Errorf("Back: %d %s", code, body)
 	}
-	// The questions: grants, the path's scope, the workdir, the lifetime.
-	code, body = b.post("/r/"+id+"/rule", b.fields(id, req, "choice", "allow-always",
-		"q0", "fs.write", "q1", "/home/a/p/", "q2", "all", "q3", "900"))
+	if code, _ := b.post("/r/"+id+"/rule", b.fields(id, req, "choice", "allow-always", "stage", "rule", "q0", "fs.write")); code != http.StatusUnprocessableEntity {
+		t.Errorf("an allow-always saved without the passkey: %d", code)
+	}
+	if code, _ := b.post("/r/"+id+"/rule", b.fields(id, req, "choice", "deny-always", "stage", "rule", "q0", "/nowhere/")); code != http.StatusUnprocessableEntity {
+		t.Errorf("a scope not offered: %d", code)
+	}
+	// deny-always asks the path's scope, the workdir, the lifetime.
+	code, body = b.post("/r/"+id+"/rule", b.fields(id, req, "choice", "deny-always", "stage", "rule",
+		"q0", "/home/a/p/", "q1", "all", "q2", "900"))
 	if code != http.StatusOK {
 		t.Fatalf("save rule: %d %s", code, body)
 	}
 	d := e.host.Answer(req, e.approver)
-	if d.Rule == nil || d.Rule.Scopes["path"] != "/home/a/p/" || d.Rule.WorkdirScope != "all" || d.Rule.Lifetime != "900" {
+	if d.Decision != decision.Deny || d.Rule == nil || d.Rule.Scopes["path"] != "/home/a/p/" || d.Rule.WorkdirScope != "all" || d.Rule.Lifetime != "900" {
 		js, _ := json.Marshal(d)
 		t.Errorf("the rule: %s", js)
 	}
