@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/inbox"
@@ -45,7 +46,6 @@ type requestPage struct {
 	Hidden           string // form.HiddenWarning when the request has such characters
 	Facts            []form.Field
 	AgentWords       []form.Field
-	Commands         []form.Field
 	Details          []form.DetailPreview
 	// Stage "choice":
 	Choices []choiceButton
@@ -75,7 +75,7 @@ type ruleOption struct {
 
 // page is e's form for se at the choice stage, or the rule stage of a.
 func (s *Server) page(se *session, e *inbox.Entry, f *form.Form, a *form.Answer) requestPage {
-	p := requestPage{ID: ID(e), Digest: e.Digest, CSRF: se.csrf, ArmMillis: s.ArmDelay.Milliseconds(),
+	p := requestPage{ID: ID(e), Digest: e.Digest, CSRF: se.csrf, ArmMillis: s.armDelay().Milliseconds(),
 		Question: f.Headline(), Facts: f.FactsUpTo(-1), AgentWords: f.AgentWords(), Details: f.Details()}
 	if f.HasHidden() {
 		p.Hidden = form.HiddenWarning
@@ -130,18 +130,25 @@ func (s *Server) visible(w http.ResponseWriter, _ *http.Request, se *session, e 
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// ErrEarly is an allow given before it counts.
+// errEarly is an allow given before it counts.
 var errEarly = errors.New("not yet counted: an allow counts only %s after the question was fully visible; read it, then tap again")
 
 // armed says why an allow does not count yet, "" when it does.
 func (s *Server) armed(se *session, e *inbox.Entry) string {
 	s.mu.Lock()
 	at, ok := se.visible[ID(e)]
+	delay := s.ArmDelay
 	s.mu.Unlock()
-	if !ok || s.now().Sub(at) < s.ArmDelay {
-		return fmt.Sprintf(errEarly.Error(), s.ArmDelay)
+	if !ok || s.now().Sub(at) < delay {
+		return fmt.Sprintf(errEarly.Error(), delay)
 	}
 	return ""
+}
+
+func (s *Server) armDelay() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ArmDelay
 }
 
 // answerOf is the answer r's form gives: stage "choice"'s fields, and

@@ -43,7 +43,8 @@ type Config struct {
 	// Key signs the answers.
 	Key nkeys.KeyPair
 	// ArmDelay is how long after the page said the request was visible
-	// an allow counts (prompt.Options.Arming).
+	// an allow counts (prompt.Options.Arming); read under the server's
+	// lock once it serves.
 	ArmDelay time.Duration
 	// Origin is the page's origin as the browser sees it
 	// (http://localhost:8765, https://inbox.example.org): passkeys are
