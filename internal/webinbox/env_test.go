@@ -41,6 +41,7 @@ func newEnv(t *testing.T, armDelay time.Duration) *env {
 	t.Helper()
 	tm := natstest.NewTeam(t, []string{"alpha"}, 1)
 	u := natstest.StartServer(t, tm).URL
+	tm.SetUp(t, u, 1)
 	ap := tm.Approvers[0]
 	c := team.Config{URL: u, Creds: ap.SeedFile, Host: "approver", Prefix: team.DefaultPrefix, Replicas: 1}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -56,9 +57,6 @@ func newEnv(t *testing.T, armDelay time.Duration) *env {
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wire.EnsureStreams(ctx, js, c); err != nil {
 		t.Fatal(err)
 	}
 	tt, err := inbox.Watch(ctx, js, c, func(err error) { t.Log(err) })
@@ -95,7 +93,7 @@ func (e *env) publish(raw []byte, id string) (*decision.Request, string) {
 	e.t.Helper()
 	req := e.host.Publish(raw, id, time.Now().Add(time.Hour))
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if en, _ := e.srv.Team.List.Get("alpha", req.SHA256); en != nil {
+		if en, _ := e.srv.Team.List.Get("alpha", e.host.Ask(req)); en != nil {
 			return req, ID(en)
 		}
 	}

@@ -149,7 +149,7 @@ func CheckAddr(addr string, tls bool) error {
 
 // ID is the opaque id of e in URLs and forms: no request text.
 func ID(e *inbox.Entry) string {
-	h := sha256.Sum256([]byte(team.DoneKey(e.Host, e.Digest)))
+	h := sha256.Sum256([]byte(e.ID()))
 	return hex.EncodeToString(h[:16])
 }
 

@@ -166,7 +166,7 @@ func TestUnknownSessionCountsAsFailure(t *testing.T) {
 func (e *env) noAnswer(req *decision.Request) {
 	e.t.Helper()
 	kv := e.host.KV(e.host.Config.Names().AnswersBucket())
-	if _, err := kv.Get(context.Background(), team.AnswerKey("alpha", req.SHA256, e.approver)); err == nil {
+	if _, err := kv.Get(context.Background(), team.AnswerKey("alpha", e.host.Ask(req), e.approver)); err == nil {
 		e.t.Errorf("an answer to %s was written", req.SHA256)
 	}
 }
