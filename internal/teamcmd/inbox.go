@@ -339,6 +339,19 @@ func runInboxAnswer(s cli.Streams, o *inboxOptions, id, choice string) error {
 }
 
 func runInboxScreen(s cli.Streams, o *inboxOptions) error {
+	// Warnings go to the screen's status line: stderr would draw over it.
+	return withLasting(s, o, func(error) {}, func(ctx context.Context, a *approver) error {
+		if err := (inbox.Screen{Team: a.team, Key: a.key, Prompt: a.set.Prompt}).Run(ctx); err != nil {
+			return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", err)}
+		}
+		return nil
+	})
+}
+
+// withLasting runs do with the approver's connection, which lasts until
+// a signal or do's return, though reaching the server and reading the
+// pending requests must end within inboxWait.
+func withLasting(s cli.Streams, o *inboxOptions, warnings func(error), do func(ctx context.Context, a *approver) error) error {
 	set, err := inboxSettings(s, o)
 	if err != nil {
 		return err
@@ -347,26 +360,13 @@ func runInboxScreen(s cli.Streams, o *inboxOptions) error {
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	// Warnings go to the screen's status line: stderr would draw over it.
-	a, err := connectLasting(ctx, cancel, set, func(error) {})
-	if err != nil {
-		return err
-	}
-	err = inbox.Screen{Team: a.team, Key: a.key, Prompt: set.Prompt}.Run(ctx)
-	if err != nil {
-		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", err)}
-	}
-	return nil
-}
-
-// connectLasting is connectApprover for a connection that lasts until
-// ctx ends, though reaching the server and reading the pending requests
-// must end within inboxWait (else cancel ends ctx).
-func connectLasting(ctx context.Context, cancel context.CancelCauseFunc, set settings.Settings, warnings func(error)) (*approver, error) {
 	slow := time.AfterFunc(inboxWait, func() { cancel(fmt.Errorf("no list of pending requests within %s", inboxWait)) })
 	a, err := connectApprover(ctx, set, warnings)
 	if !slow.Stop() && err == nil {
 		err = &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox: %w", context.Cause(ctx))}
 	}
-	return a, err
+	if err != nil {
+		return err
+	}
+	return do(ctx, a)
 }

@@ -44,18 +44,12 @@ func runInboxWeb(s cli.Streams, o *inboxOptions) error {
 	if err := webinbox.CheckAddr(o.web, tls); err != nil {
 		return cli.Usage("inbox: %v", err)
 	}
-	set, err := inboxSettings(s, o)
-	if err != nil {
-		return err
-	}
-	ctx, stop := cli.OnSignals(context.Background())
-	defer stop()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	a, err := connectLasting(ctx, cancel, set, stderrWarnings(s))
-	if err != nil {
-		return err
-	}
+	return withLasting(s, o, stderrWarnings(s), func(ctx context.Context, a *approver) error { return serveWeb(ctx, s, o, a, tls) })
+}
+
+// serveWeb serves a's inbox until ctx ends.
+func serveWeb(ctx context.Context, s cli.Streams, o *inboxOptions, a *approver, tls bool) error {
+	set := a.set
 	if set.StateDir == "" {
 		return cli.Usage("inbox --web: no state directory for the passkeys: set XDG_STATE_HOME or HOME, or give --state-dir")
 	}

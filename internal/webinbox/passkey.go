@@ -136,14 +136,22 @@ func (s *Server) rateLimitedPage(w http.ResponseWriter) bool {
 	return limited
 }
 
-func (s *Server) pairBegin(w http.ResponseWriter, r *http.Request) {
-	if s.rateLimited(w) {
-		return
+// withPairing serves h to a page holding the unused pairing token,
+// while authentication is not refused.
+func (s *Server) withPairing(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.rateLimited(w) {
+			return
+		}
+		if !s.pairingValid(r.PathValue("token")) {
+			writeJSON(w, http.StatusForbidden, result{Text: errPairing})
+			return
+		}
+		h(w, r)
 	}
-	if !s.pairingValid(r.PathValue("token")) {
-		writeJSON(w, http.StatusForbidden, result{Text: errPairing})
-		return
-	}
+}
+
+func (s *Server) pairBegin(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var exclude []protocol.CredentialDescriptor
@@ -155,22 +163,22 @@ func (s *Server) pairBegin(w http.ResponseWriter, r *http.Request) {
 			ResidentKey: protocol.ResidentKeyRequirementRequired, RequireResidentKey: protocol.ResidentKeyRequired(),
 			UserVerification: protocol.VerificationRequired}),
 		webauthn.WithExclusions(exclude))
+	if err == nil {
+		s.begin(data)
+	}
+	options(w, opts, err)
+}
+
+// options sends a ceremony's options to the page, or why there are none.
+func options(w http.ResponseWriter, opts any, err error) {
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, result{Text: err.Error()})
 		return
 	}
-	s.begin(data)
 	writeJSON(w, http.StatusOK, opts)
 }
 
 func (s *Server) pairFinish(w http.ResponseWriter, r *http.Request) {
-	if s.rateLimited(w) {
-		return
-	}
-	if !s.pairingValid(r.PathValue("token")) {
-		writeJSON(w, http.StatusForbidden, result{Text: errPairing})
-		return
-	}
 	parsed, err := protocol.ParseCredentialCreationResponseBody(io.LimitReader(r.Body, 64<<10))
 	if err != nil {
 		s.failed(w, http.StatusBadRequest, "the passkey's registration: "+form.Line(err.Error()))
@@ -226,12 +234,10 @@ func (s *Server) loginBegin(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	opts, data, err := s.rp.BeginLogin(s.keys, webauthn.WithUserVerification(protocol.VerificationRequired))
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, result{Text: err.Error()})
-		return
+	if err == nil {
+		s.begin(data)
 	}
-	s.begin(data)
-	writeJSON(w, http.StatusOK, opts)
+	options(w, opts, err)
 }
 
 func (s *Server) loginFinish(w http.ResponseWriter, r *http.Request) {
@@ -314,12 +320,10 @@ func (s *Server) allowBegin(w http.ResponseWriter, r *http.Request, se *session,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	opts, data, err := s.rp.BeginLogin(s.keys, webauthn.WithUserVerification(protocol.VerificationRequired), webauthn.WithChallenge(h.Sum(nil)))
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, result{Text: err.Error()})
-		return
+	if err == nil {
+		se.allows[ID(e)] = pendingAllow{answer: a, data: *data}
 	}
-	se.allows[ID(e)] = pendingAllow{answer: a, data: *data}
-	writeJSON(w, http.StatusOK, opts)
+	options(w, opts, err)
 }
 
 // allowFinish checks the assertion of the allow begun on this request

@@ -157,8 +157,8 @@ func ID(e *inbox.Entry) string {
 func (s *Server) Handler() http.Handler {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /pair/{token}", s.pairPage)
-	m.HandleFunc("POST /pair/{token}/begin", s.pairBegin)
-	m.HandleFunc("POST /pair/{token}/finish", s.pairFinish)
+	m.HandleFunc("POST /pair/{token}/begin", s.withPairing(s.pairBegin))
+	m.HandleFunc("POST /pair/{token}/finish", s.withPairing(s.pairFinish))
 	m.HandleFunc("GET /login", s.loginPage)
 	m.HandleFunc("POST /login/begin", s.loginBegin)
 	m.HandleFunc("POST /login/finish", s.loginFinish)
