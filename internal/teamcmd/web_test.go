@@ -1,9 +1,16 @@
 package teamcmd
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"net"
+	"net/http"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/askperm/askperm/internal/cli"
 )
@@ -39,5 +46,66 @@ func TestDefaultOrigin(t *testing.T) {
 		if got := defaultOrigin(a, tc.tls); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.addr, got, tc.want)
 		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer written by one goroutine and read by
+// another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestInboxWebServesAndPrintsThePairingLink(t *testing.T) {
+	as, _ := startTeam(t, 1)
+	errOut := &lockedBuffer{}
+	s := cli.Streams{ErrOut: errOut, Getenv: func(string) string { return "" }}
+	o := &inboxOptions{config: as[0].config, stateDir: as[0].dir, web: "127.0.0.1:0"}
+	set, err := inboxSettings(s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := connectApprover(ctx, set, func(err error) { t.Log(err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- serveWeb(ctx, s, o, a, false) }()
+	link := regexp.MustCompile(`http://localhost:\d+/pair/[A-Za-z0-9]+`)
+	var pair string
+	for deadline := time.Now().Add(10 * time.Second); pair == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		pair = link.FindString(errOut.String())
+	}
+	if pair == "" {
+		t.Fatalf("no pairing link: %s", errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "█") && !strings.Contains(errOut.String(), "▀") {
+		t.Errorf("no QR code: %s", errOut.String())
+	}
+	r, err := http.Get(pair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK || !strings.Contains(string(body), "Register a passkey") {
+		t.Errorf("the pairing page: %d %s", r.StatusCode, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serving ended with %v", err)
 	}
 }
