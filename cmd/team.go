@@ -53,7 +53,9 @@ askperm-team inbox --help (or man askperm-team-inbox) says more.`,
 		Example: `  # Once: create your approver key, and give its public half to the hosts
   askperm inbox key
   # The live list; Enter opens a request in the terminal UI's form
-  askperm inbox`,
+  askperm inbox
+  # The same as a web page for a phone, allows confirmed with a passkey
+  askperm inbox --web 127.0.0.1:8765`,
 		DisableFlagParsing: true,
 		RunE: func(_ *cobra.Command, args []string) error {
 			return forwardToTeam(s, configArg(args), append([]string{"inbox"}, args...))
