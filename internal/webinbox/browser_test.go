@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/team"
 )
 
 // chrome is a headless Chromium tab with a virtual passkey
@@ -63,6 +64,23 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
+}
+
+// visit opens url and waits for sel on it. The list reloads itself on
+// every change, and a reload may abort a navigation begun meanwhile: a
+// navigation that did not land is begun again, three times at most.
+func visit(t *testing.T, ctx context.Context, url, sel string) {
+	t.Helper()
+	var err error
+	for range 3 {
+		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err = chromedp.Do(wctx, chromedp.Navigate(url), chromedp.WaitReady(sel))
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s: %v", url, err)
 }
 
 // eval is the value of a JavaScript expression (a promise awaited).
@@ -141,9 +159,10 @@ func TestBrowser(t *testing.T) {
 	do(t, ctx, "the request listed", chromedp.WaitReady(`a[href="/r/`+id+`"]`))
 	waitText(t, ctx, "main", "write_file (fs-default) wants to write /home/a/p/report.md")
 	screenshot(t, ctx, "web-list.png")
+	do(t, ctx, "away from the list", chromedp.Navigate("about:blank"))
 
 	t.Run("allow with the passkey", func(t *testing.T) {
-		do(t, ctx, "open", chromedp.Click(`a[href="/r/`+id+`"]`), chromedp.WaitReady(`#question`))
+		visit(t, ctx, origin+"/r/"+id, `#question`)
 		armed(t, ctx)
 		do(t, ctx, "allow", chromedp.Click(`button[value=allow-once]`))
 		waitText(t, ctx, "#result", "Answered: ")
@@ -162,15 +181,16 @@ func TestBrowser(t *testing.T) {
 			e.srv.ArmDelay = 300 * time.Millisecond
 			e.srv.mu.Unlock()
 		}()
-		do(t, ctx, "open", chromedp.Navigate(origin+"/r/"+earlyID), chromedp.WaitReady(`#question`), chromedp.Click(`button[value=allow-once]`))
+		visit(t, ctx, origin+"/r/"+earlyID, `#question`)
+		do(t, ctx, "allow", chromedp.Click(`button[value=allow-once]`))
 		waitText(t, ctx, "#arming", "counts only 1h0m0s after the question was fully visible")
 		e.noAnswer(early)
 	})
 
 	t.Run("deny with a message", func(t *testing.T) {
 		deny, denyID := e.publish(request(t, "write-file.json"), "deny")
-		do(t, ctx, "deny", chromedp.Navigate(origin+"/r/"+denyID), chromedp.WaitReady(`#question`),
-			chromedp.SendKeys(`input[name=message]`, "not on Fridays"), chromedp.Click(`button[value=deny-once]`),
+		visit(t, ctx, origin+"/r/"+denyID, `#question`)
+		do(t, ctx, "deny", chromedp.SendKeys(`input[name=message]`, "not on Fridays"), chromedp.Click(`button[value=deny-once]`),
 			chromedp.WaitReady(`body[data-page=done]`))
 		waitText(t, ctx, "#result", "Answered: ")
 		if d := e.host.Answer(deny, e.approver); d.Decision != decision.Deny || d.Message != "not on Fridays" {
@@ -180,8 +200,8 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("the rule stage", func(t *testing.T) {
 		always, alwaysID := e.publish(request(t, "write-file.json"), "always")
-		do(t, ctx, "stage rule", chromedp.Navigate(origin+"/r/"+alwaysID), chromedp.WaitReady(`#question`),
-			chromedp.Click(`button[value=allow-always]`), chromedp.WaitReady(`form[action$="/rule"]`),
+		visit(t, ctx, origin+"/r/"+alwaysID, `#question`)
+		do(t, ctx, "stage rule", chromedp.Click(`button[value=allow-always]`), chromedp.WaitReady(`form[action$="/rule"]`),
 			chromedp.Click(`button[name=back]`), chromedp.WaitReady(`form[action$="/choice"]`),
 			chromedp.Click(`button[value=allow-always]`), chromedp.WaitReady(`form[action$="/rule"]`),
 			chromedp.Click(`input[name=q1][value="/home/a/p/"]`), chromedp.Click(`input[name=q2][value=all]`),
@@ -195,10 +215,25 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a request answered elsewhere", func(t *testing.T) {
+		gone, goneID := e.publish(request(t, "write-file.json"), "gone")
+		visit(t, ctx, origin+"/r/"+goneID, `#question`)
+		e.host.Done(gone, team.Done{Outcome: "deny", Frontend: decision.FrontendTeam, Cause: decision.CauseTimeout})
+		waitText(t, ctx, "#gone", "This request is no longer pending")
+		if n := eval[int](t, ctx, `document.querySelectorAll("#answer button:not([disabled])").length`); n != 0 {
+			t.Errorf("%d buttons still on", n)
+		}
+		visit(t, ctx, origin+"/", `body[data-page=list]`)
+		if eval[bool](t, ctx, fmt.Sprintf(`!!document.querySelector('a[href="/r/%s"]')`, goneID)) {
+			t.Error("the list still shows it")
+		}
+		do(t, ctx, "away from the list", chromedp.Navigate("about:blank"))
+	})
+
 	t.Run("forged posts", func(t *testing.T) {
 		one, oneID := e.publish(request(t, "write-file.json"), "forged-one")
 		_, twoID := e.publish(request(t, "write-file.json"), "forged-two")
-		do(t, ctx, "open", chromedp.Navigate(origin+"/r/"+oneID), chromedp.WaitReady(`#question`))
+		visit(t, ctx, origin+"/r/"+oneID, `#question`)
 		post := func(path, fields string) int {
 			return eval[int](t, ctx, fmt.Sprintf(`fetch(%q, {method: "POST", body: new URLSearchParams(%s)}).then((r) => r.status)`, path, fields))
 		}
@@ -234,8 +269,9 @@ func TestBrowser(t *testing.T) {
 		if _, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
 			t.Fatal(err)
 		}
-		do(t, ctx, "login", chromedp.Navigate(origin+"/"), chromedp.WaitReady(`body[data-page=login]`),
-			chromedp.Click(`#login`), chromedp.WaitReady(`body[data-page=list]`))
+		visit(t, ctx, origin+"/", `body[data-page=login]`)
+		do(t, ctx, "login", chromedp.Click(`#login`), chromedp.WaitReady(`body[data-page=list]`))
+		do(t, ctx, "away from the list", chromedp.Navigate("about:blank"))
 	})
 
 	t.Run("hostile text", func(t *testing.T) {
@@ -244,8 +280,7 @@ func TestBrowser(t *testing.T) {
 			m["reason"], m["tool"] = hostile, "write_file<i>x</i>"
 			m["dimensions"].([]any)[0].(map[string]any)["value"] = "/tmp/" + hostile
 		}), "hostile")
-		do(t, ctx, "open", chromedp.Navigate(origin+"/"), chromedp.WaitReady(`a[href="/r/`+hid+`"]`),
-			chromedp.Navigate(origin+"/r/"+hid), chromedp.WaitReady(`#question`))
+		visit(t, ctx, origin+"/r/"+hid, `#question`)
 		if eval[bool](t, ctx, `window.pwned !== undefined`) {
 			t.Error("the request's script ran")
 		}
@@ -270,7 +305,8 @@ func TestBrowser(t *testing.T) {
 		_, pid := e.publish(withFields(t, func(m map[string]any) {
 			m["dimensions"].([]any)[0].(map[string]any)["value"] = long
 		}), "phone")
-		do(t, ctx, "open", chromedp.EmulateViewport(360, 740), chromedp.Navigate(origin+"/r/"+pid), chromedp.WaitReady(`#question`))
+		do(t, ctx, "a phone", chromedp.EmulateViewport(360, 740))
+		visit(t, ctx, origin+"/r/"+pid, `#question`)
 		armed(t, ctx)
 		if !eval[bool](t, ctx, `document.scrollingElement.scrollWidth <= innerWidth`) {
 			t.Errorf("the page scrolls sideways: %d > 360", eval[int](t, ctx, `document.scrollingElement.scrollWidth`))
@@ -281,10 +317,10 @@ func TestBrowser(t *testing.T) {
 		if !strings.Contains(eval[string](t, ctx, `document.querySelector("#facts").textContent`), "averyveryverylongdirectoryname") {
 			t.Error("the long value is not among the facts")
 		}
-		do(t, ctx, "the form", chromedp.Navigate(origin+"/r/"+id2(e, t)), chromedp.WaitReady(`#question`))
+		visit(t, ctx, origin+"/r/"+id2(e, t), `#question`)
 		armed(t, ctx)
 		screenshot(t, ctx, "web-form.png")
-		do(t, ctx, "the list", chromedp.Navigate(origin+"/"), chromedp.WaitReady(`body[data-page=list]`))
+		visit(t, ctx, origin+"/", `body[data-page=list]`)
 		if !eval[bool](t, ctx, `document.scrollingElement.scrollWidth <= innerWidth`) {
 			t.Error("the list scrolls sideways")
 		}
