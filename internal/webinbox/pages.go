@@ -130,8 +130,8 @@ func (s *Server) visible(w http.ResponseWriter, _ *http.Request, se *session, e 
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// errEarly is an allow given before it counts.
-var errEarly = errors.New("not yet counted: an allow counts only %s after the question was fully visible; read it, then tap again")
+// early says why an allow given before it counts was refused.
+const early = "not yet counted: an allow counts only %s after the question was fully visible; read it, then tap again"
 
 // armed says why an allow does not count yet, "" when it does.
 func (s *Server) armed(se *session, e *inbox.Entry) string {
@@ -140,7 +140,7 @@ func (s *Server) armed(se *session, e *inbox.Entry) string {
 	delay := s.ArmDelay
 	s.mu.Unlock()
 	if !ok || s.now().Sub(at) < delay {
-		return fmt.Sprintf(errEarly.Error(), delay)
+		return fmt.Sprintf(early, delay)
 	}
 	return ""
 }

@@ -1,11 +1,14 @@
 // Package webinbox is team mode's inbox as a web page (askperm inbox
 // --web): the list of pending requests and the two-stage form, served by
-// askperm itself to a browser paired through a one-time link. Request
-// text reaches the page only through form's renderer and then
-// html/template's escaping; a request is addressed by an opaque id, never
-// its text; every POST carries the session's CSRF token, the request's id
-// and its digest; an allow counts only the arming delay after the page
-// said the request was visible.
+// askperm itself. A browser is paired through a one-time link that
+// registers a passkey for the approver; later visits log in with it, and
+// each allow is confirmed by a fresh passkey assertion whose challenge
+// binds the request and the answer, before the answer is signed with the
+// approver's key. Request text reaches the page only through form's
+// renderer and then html/template's escaping; a request is addressed by
+// an opaque id, never its text; every POST carries the session's CSRF
+// token, the request's id and its digest; an allow counts only the
+// arming delay after the page said the request was visible.
 package webinbox
 
 import (
