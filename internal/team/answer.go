@@ -15,8 +15,8 @@ import (
 // Answer is an approver's signed answer, the value of an answer key:
 // Decision is the decision object (protocol section 4) the approver's
 // askperm built for the request, Sig an Ed25519 signature by Approver's
-// key over the RFC 8785 form of the answerStatement that binds it to
-// one ask of one host, in unpadded base64url.
+// key over AnswerDomain and the RFC 8785 form of the answerStatement
+// that binds it to one ask of one host, in unpadded base64url.
 type Answer struct {
 	Decision jsontext.Value `json:"decision"`
 	Approver string         `json:"approver"`
@@ -52,14 +52,34 @@ type answerStatement struct {
 	Ask      string         `json:"ask"`
 }
 
-// signedBytes is the RFC 8785 form of answerStatement{canon, h, a}, canon being a
-// decision in its RFC 8785 form.
+// AnswerDomain and RuleDomain start the bytes an answer's and a team
+// rule's signatures cover, so that the approver's key, which also signs
+// the server's nonce at login, signs nothing that means one where the
+// other is expected: no nonce starts so (wire refuses any but
+// nats-server's), and an answer is no rule.
+const (
+	AnswerDomain = "askperm team answer v1\n"
+	RuleDomain   = "askperm team rule v1\n"
+)
+
+// domainSigned is domain followed by canon, the bytes a signature covers.
+func domainSigned(domain string, canon []byte) []byte {
+	return append([]byte(domain), canon...)
+}
+
+// signedBytes is what an answer's signature covers: AnswerDomain and the
+// RFC 8785 form of answerStatement{canon, h, a}, canon being a decision
+// in its RFC 8785 form.
 func signedBytes(canon []byte, h, a string) ([]byte, error) {
 	b, err := json.Marshal(answerStatement{Decision: canon, Host: h, Ask: a})
 	if err != nil {
 		return nil, err
 	}
-	return decision.Canonical(b)
+	st, err := decision.Canonical(b)
+	if err != nil {
+		return nil, err
+	}
+	return domainSigned(AnswerDomain, st), nil
 }
 
 // Sign is the answer, encoded, that kp gives with decision d to ask a of
@@ -98,8 +118,8 @@ type Verified struct {
 //   - the key is <c.Host>.<ask>.<approver> and names the approver the
 //     value names;
 //   - the approver is one of c.Approvers;
-//   - the signature verifies over the canonical answerStatement of the
-//     decision, c.Host and ask;
+//   - the signature verifies over AnswerDomain and the canonical
+//     answerStatement of the decision, c.Host and ask;
 //   - the decision passes decision.ParseDecision for sent (id and digest
 //     echoed, grants, scopes, fields that go together);
 //   - it is a person's answer (cause user), never a session approval

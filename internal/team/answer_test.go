@@ -118,6 +118,12 @@ func TestVerifyRejects(t *testing.T) {
 			sig, _ := kp.Sign(a.Decision)
 			a.Sig = base64.RawURLEncoding.EncodeToString(sig)
 		}), req, "signature does not verify"},
+		{"signed over the statement without its domain, as a login nonce", key, reenvelope(func(a *Answer) {
+			a.Sig = signUnder(t, kp, "", bareStatement(t, a.Decision, c.Host, testAsk))
+		}), req, "signature does not verify"},
+		{"signed under the rule domain", key, reenvelope(func(a *Answer) {
+			a.Sig = signUnder(t, kp, RuleDomain, bareStatement(t, a.Decision, c.Host, testAsk))
+		}), req, "signature does not verify"},
 		{"decision changed after signing", key, reenvelope(func(a *Answer) {
 			a.Decision = bytes.Replace(a.Decision, []byte(`"allow"`), []byte(`"deny"`), 1)
 		}), req, "signature does not verify"},
@@ -210,4 +216,29 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("Verify accepted a decision never signed: %s", decision.Encode(v.Decision))
 		}
 	})
+}
+
+// bareStatement is the RFC 8785 form of the answerStatement of decision
+// canon for ask a of host h, without its domain.
+func bareStatement(t testing.TB, canon []byte, h, a string) []byte {
+	t.Helper()
+	b, err := json.Marshal(answerStatement{Decision: canon, Host: h, Ask: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := decision.Canonical(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// signUnder is kp's signature over domain and b, in unpadded base64url.
+func signUnder(t testing.TB, kp nkeys.KeyPair, domain string, b []byte) string {
+	t.Helper()
+	sig, err := kp.Sign(domainSigned(domain, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(sig)
 }

@@ -37,7 +37,7 @@ type Signed struct {
 
 // SignedRule is the value of a team rule's key: Rule is the RFC 8785
 // form of its Signed, Sig an Ed25519 signature by Approver's key over
-// it, in unpadded base64url.
+// RuleDomain and it, in unpadded base64url.
 type SignedRule struct {
 	Rule     jsontext.Value `json:"rule"`
 	Approver string         `json:"approver"`
@@ -110,7 +110,7 @@ func SignRule(kp Signer, raw []byte, d decision.Decision, now time.Time) (id str
 	if _, err := ruleOf(canon, k); err != nil {
 		return "", nil, err
 	}
-	sig, err := kp.Sign(canon)
+	sig, err := kp.Sign(domainSigned(RuleDomain, canon))
 	if err != nil {
 		return "", nil, err
 	}
@@ -214,7 +214,8 @@ func ReadRule(key string, value []byte) (Unverified, error) {
 // of c.Approvers (at each use, so that removing a key revokes its rules
 // at once), it was not created later than now and RuleSkew, the
 // signature verifies over the RFC 8785 form of what is signed, and the
-// key's id is that form's digest.
+// key's id is that form's digest (the signature covers RuleDomain and
+// that form).
 func (u Unverified) Verify(c Config, now time.Time) error {
 	if !c.Trusts(u.Approver) {
 		return fmt.Errorf("rule %q: approver %s is not one of this host's approvers", u.Key, u.Approver)
@@ -230,7 +231,7 @@ func (u Unverified) Verify(c Config, now time.Time) error {
 	if !ok {
 		return fmt.Errorf("rule %q: %q is not an approver's public key", u.Key, u.Approver)
 	}
-	if !ed25519.Verify(pub, u.canon, sig) {
+	if !ed25519.Verify(pub, domainSigned(RuleDomain, u.canon), sig) {
 		return fmt.Errorf("rule %q: the signature does not verify: %w", u.Key, errSignature)
 	}
 	if ruleID(u.canon) != u.ID {

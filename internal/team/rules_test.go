@@ -139,6 +139,12 @@ func TestRuleRejects(t *testing.T) {
 			sig, _ := rogue.Sign(s.Rule)
 			s.Sig = base64.RawURLEncoding.EncodeToString(sig)
 		}), "signature does not verify"},
+		{"signed over the rule without its domain, as a login nonce", key, edit(func(s *SignedRule) {
+			s.Sig = signUnder(t, kp, "", s.Rule)
+		}), "signature does not verify"},
+		{"signed under the answer domain", key, edit(func(s *SignedRule) {
+			s.Sig = signUnder(t, kp, AnswerDomain, s.Rule)
+		}), "signature does not verify"},
 		{"scope changed", key, widen(`"scopes":{"path":"/p/a"}`, `"scopes":{"path":"/p/"}`), "signature does not verify"},
 		{"grants widened", key, widen(`"grants":["fs.write"]`, `"grants":["fs.write","fs.create"]`), "signature does not verify"},
 		{"created moved", key, widen(`"created":1800000000`, `"created":1700000000`), "signature does not verify"},
@@ -212,11 +218,7 @@ func forge(t testing.TB, kp nkeys.KeyPair, content any) RuleEntry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := kp.Sign(canon)
-	if err != nil {
-		t.Fatal(err)
-	}
-	value, err := json.Marshal(SignedRule{Rule: canon, Approver: PublicKey(kp), Sig: base64.RawURLEncoding.EncodeToString(sig)})
+	value, err := json.Marshal(SignedRule{Rule: canon, Approver: PublicKey(kp), Sig: signUnder(t, kp, RuleDomain, canon)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,30 @@ func WithJetStream(ctx context.Context, c team.Config, inbox string, do func(jet
 	return do(js)
 }
 
+// The login nonce nats-server sends is 11 random bytes in unpadded
+// base64url, 15 characters; a little slack either way is allowed for
+// other versions. The same key signs answers and team rules, so a
+// server (or anyone on a nats:// path) must not get it to sign other
+// bytes: those start with a domain (team.AnswerDomain, RuleDomain) no
+// nonce can hold, and anything but a short base64url string is refused.
+const minNonce, maxNonce = 11, 22
+
+// serverNonce reports whether nonce is one nats-server could send.
+func serverNonce(nonce []byte) bool {
+	if len(nonce) < minNonce || len(nonce) > maxNonce {
+		return false
+	}
+	for _, c := range nonce {
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// truncate is at most the first 32 bytes of b, for an error message.
+func truncate(b []byte) []byte { return b[:min(len(b), 32)] }
+
 // jwtMarker starts the JWT of a NATS .creds file.
 var jwtMarker = []byte("-----BEGIN NATS USER JWT-----")
 
@@ -112,7 +136,12 @@ func credentials(path string) (nats.Option, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creds: %s: neither a NATS .creds file nor an nkey user seed: %w", path, err)
 	}
-	sign := func(nonce []byte) ([]byte, error) { return kp.Sign(nonce) }
+	sign := func(nonce []byte) ([]byte, error) {
+		if !serverNonce(nonce) {
+			return nil, fmt.Errorf("the server's login nonce %q is not one nats-server makes (%d to %d base64url characters): refusing to sign it with %s", truncate(nonce), minNonce, maxNonce, path)
+		}
+		return kp.Sign(nonce)
+	}
 	if !bytes.Contains(b, jwtMarker) {
 		return nats.Nkey(team.PublicKey(kp), sign), nil
 	}
