@@ -32,6 +32,11 @@ const (
 	// RulesFetchBound bounds a refresh at the start of a request: a
 	// server that does not answer by then leaves the cache as it is.
 	RulesFetchBound = 500 * time.Millisecond
+	// RulesAllowBound is how long after the last successful fetch a
+	// cached allow rule still decides: a rule forgotten on the server
+	// while a host cannot reach it would otherwise allow there for ever.
+	// Deny rules keep deciding (deny wide).
+	RulesAllowBound = time.Hour
 	// maxRulesCache caps the cache file.
 	maxRulesCache = 64 << 20
 )
@@ -179,12 +184,20 @@ type Match struct {
 // Name is how the audit log and diagnostics name the rule.
 func (m Match) Name() string { return "team rule " + m.ID + " by " + m.Approver }
 
+// allows says whether the cache's allow rules may decide at now: it was
+// fetched at most RulesAllowBound before (and not in the future).
+func (rc RulesCache) allows(now time.Time) bool {
+	at := rc.FetchedAt()
+	return !now.Before(at) && now.Sub(at) <= RulesAllowBound
+}
+
 // Matching returns the team rules that decide req at now, each verified
 // (Unverified.Verify), by the same matching as local memory's. The cache
 // is refreshed first when it is older than RulesFresh, within
 // RulesFetchBound; a server that cannot be reached leaves the cache
-// deciding, and says so on Warn. A cache that cannot be read decides
-// nothing, and says so.
+// deciding, and says so on Warn, its allow rules only for
+// RulesAllowBound after the last fetch. A cache that cannot be read
+// decides nothing, and says so.
 func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 	rc, err := LoadRules(m.Config, m.Dir)
 	if err != nil {
@@ -210,7 +223,19 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 			}
 		}
 	}
-	return m.match(rc.Rules, req, now)
+	out := m.match(rc.Rules, req, now)
+	if rc.allows(now) {
+		return out
+	}
+	kept := out[:0]
+	for _, x := range out {
+		if x.Decision == decision.Allow {
+			m.Warn(fmt.Sprintf("team rules: %s not used: the rules were last fetched at %s, more than %s ago; allow rules decide again after a fetch", x.Name(), rc.FetchedAt().UTC().Format(time.RFC3339), RulesAllowBound))
+			continue
+		}
+		kept = append(kept, x)
+	}
+	return kept
 }
 
 // match is Matching of the rules of entries: the rules cached with

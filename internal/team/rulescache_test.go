@@ -178,3 +178,39 @@ func TestCachedRuleMustBeDerived(t *testing.T) {
 		t.Errorf("derived again: %+v", got[0].Rule)
 	}
 }
+
+// A host that cannot fetch the rules keeps deciding by the cache, but
+// its allow rules only for RulesAllowBound after the last fetch: a rule
+// forgotten meanwhile must not allow for ever. Deny rules keep deciding.
+// Generated ages of the cache, allow and deny rules alike.
+func TestStaleCacheStopsAllowRules(t *testing.T) {
+	kp := userKey(t)
+	c := validConfig(PublicKey(kp))
+	c.Program = "/bin/false" // the server cannot be reached
+	req := parse(t, testRequest)
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := range 200 {
+		choice := genChoices[r.IntN(len(genChoices))]
+		age := time.Duration(r.Int64N(int64(3 * RulesAllowBound)))
+		switch i {
+		case 0:
+			choice, age = form.AllowAlways, RulesAllowBound
+		case 1:
+			choice, age = form.AllowAlways, RulesAllowBound+time.Second
+		}
+		key, value := signRule(t, kp, testRequest, form.Answer{Choice: choice})
+		var w said
+		m := Memory{Config: c, Dir: t.TempDir(), Warn: w.warn}
+		if _, err := SaveRules(c, m.Dir, []RuleEntry{{Key: key, Value: value}}, ruleTime); err != nil {
+			t.Fatal(err)
+		}
+		got := m.Matching(req, ruleTime.Add(age))
+		want := choice == form.DenyAlways || age <= RulesAllowBound
+		if (len(got) == 1) != want {
+			t.Fatalf("%s, cache %s old: %+v, want deciding %v; said %q", choice, age, got, want, w)
+		}
+		if !want && !strings.Contains(strings.Join(w, "\n"), "allow rules decide again after a fetch") {
+			t.Errorf("%s, cache %s old: not said: %q", choice, age, w)
+		}
+	}
+}
