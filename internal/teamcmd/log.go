@@ -63,13 +63,16 @@ func newLog(s cli.Streams) *cobra.Command {
 }
 
 // teamEntry is a line of the team's audit stream: the audit log's
-// entry, from host Host.
+// entry, from host Host, stored by the stream at Stored. The entry is
+// the host's report, unsigned (its time, approver, decided_by); the
+// host and Stored are the stream's.
 type teamEntry struct {
-	Host string `json:"host"`
+	Host   string    `json:"host"`
+	Stored time.Time `json:"stored"`
 	state.AuditEntry
 }
 
-var teamLogColumns = append([]string{"HOST"}, cli.LogColumns...)
+var teamLogColumns = append([]string{"HOST", "STORED"}, cli.LogColumns...)
 
 // writeTeamLog writes the team decisions of the audit stream that q
 // keeps, from every host the credentials of set's [team] may read, to
@@ -99,14 +102,15 @@ func writeTeamLog(out, errOut io.Writer, set settings.Settings, q state.AuditQue
 			q.Skipped(fmt.Errorf("a line from host %s: %s", host, form.Line(err.Error())))
 			return nil
 		}
-		if e.Time.Before(q.Since) || !q.Keep(e) {
+		// --since by the stream's time: a host may write any time it likes.
+		if l.Stored.Before(q.Since) || !q.Keep(e) {
 			return nil
 		}
 		if !asJSON {
-			kept = append(kept, teamEntry{host, e})
+			kept = append(kept, teamEntry{host, l.Stored, e})
 			return nil
 		}
-		b, err := json.Marshal(teamEntry{host, e})
+		b, err := json.Marshal(teamEntry{host, l.Stored, e})
 		if err != nil {
 			return err
 		}
@@ -125,7 +129,7 @@ func writeTeamLog(out, errOut io.Writer, set settings.Settings, q state.AuditQue
 	}
 	return cli.StreamTable(out, teamLogColumns, func(_ bool, each func([]string) error) error {
 		for _, e := range kept {
-			if err := each(append([]string{cli.Dash(e.Host)}, cli.LogRow(e.AuditEntry)...)); err != nil {
+			if err := each(append([]string{cli.Dash(e.Host), e.Stored.Local().Format(time.DateTime)}, cli.LogRow(e.AuditEntry)...)); err != nil {
 				return err
 			}
 		}

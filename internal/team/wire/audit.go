@@ -37,10 +37,12 @@ func PublishAudit(ctx context.Context, c team.Config, line []byte) error {
 }
 
 // AuditLine is one line of the audit stream, from the host that
-// published it.
+// published it (the subject it could publish on), stored by the stream
+// at Stored: the two things about it the host does not choose.
 type AuditLine struct {
-	Host string
-	Line []byte
+	Host   string
+	Line   []byte
+	Stored time.Time
 }
 
 // ReadAudit gives each every line of the audit stream of js that the
@@ -72,7 +74,7 @@ func ReadAudit(ctx context.Context, js jetstream.JetStream, n team.Names, each f
 				return fmt.Errorf("%s: %w", n.AuditStream(), err)
 			}
 			host, _ := auditHost(n, msg.Subject())
-			if err := each(AuditLine{Host: host, Line: msg.Data()}); err != nil {
+			if err := each(AuditLine{Host: host, Line: msg.Data(), Stored: md.Timestamp}); err != nil {
 				return err
 			}
 			left = md.NumPending
