@@ -39,7 +39,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if bin, err = testbin.Build(dir); err != nil {
+	bindir, err := testbin.Dir()
+	if err == nil {
+		bin, err = testbin.Build(bindir)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "building askperm:", err)
 		os.Exit(1)
 	}
@@ -50,6 +54,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	os.RemoveAll(bindir)
 	os.Exit(code)
 }
 

@@ -153,6 +153,67 @@ func TestTeamProgramMissing(t *testing.T) {
 	}
 }
 
+// TestTeamProgramPlanted: an askperm-team beside askperm in a directory
+// others may write is refused, not run (it would run outside the
+// agent's sandbox): the team frontend is unavailable, saying why, and the
+// chain goes on; askperm inbox, which would run it in askperm's place,
+// fails saying why.
+func TestTeamProgramPlanted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	askperm := filepath.Join(dir, "askperm")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(askperm, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(t.TempDir(), "ran")
+	if err := os.WriteFile(filepath.Join(dir, "askperm-team"), []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := teamtest.UserKey(t).PublicKey()
+	conf := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(conf, []byte("[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"ci-1\"\napprovers = [\""+key+"\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(stdin []byte, args ...string) (int, string, string) {
+		cmd := exec.Command(askperm, args...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr, cmd.Env = &stdout, &stderr, []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, stdout.String(), stderr.String()
+	}
+	code, stdout, stderr := run(readFile(t, "requests/write-file.json"), "--config", conf, "--frontend", "team,line")
+	if code != 0 {
+		t.Fatalf("askperm: exit %d; stderr %q", code, stderr)
+	}
+	wantDeny(t, checkDecision(t, stdout), "unavailable", "none")
+	for _, want := range []string{"askperm-team beside askperm refused", "writable by others", "line:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
+		}
+	}
+	if code, _, stderr = run(nil, "inbox", "list", "--config", conf); code == 0 || !strings.Contains(stderr, "askperm-team beside askperm refused") {
+		t.Errorf("askperm inbox: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the planted askperm-team ran")
+	}
+}
+
 // natsServer starts a NATS server with JetStream for the test and returns
 // its URL.
 func natsServer(t *testing.T) string {

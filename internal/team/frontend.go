@@ -19,6 +19,7 @@ import (
 
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
+	"github.com/askperm/askperm/internal/userfile"
 )
 
 // doneBound bounds writing a request's end to the done bucket: best
@@ -418,24 +419,37 @@ func install() string {
 
 // FindProgram is the askperm-team program: configured, the path of
 // [team] program (checked when config.toml was read), else the one
-// beside askperm's own executable, else the first on PATH.
+// beside askperm's own executable, else the first on PATH. A program
+// found is one the user may trust as a configured one
+// (userfile.Program), else refused with the reason: it runs outside any
+// sandbox of the agent and, on an approver's machine, reads its key, so
+// one planted in a directory others may write must never run.
 func FindProgram(configured string) (string, error) {
 	self, _ := os.Executable()
-	return findProgram(configured, self, exec.LookPath)
+	return findProgram(configured, self, exec.LookPath, userfile.Program)
 }
 
-func findProgram(configured, self string, lookPath func(string) (string, error)) (string, error) {
+func findProgram(configured, self string, lookPath func(string) (string, error), trusted func(string) error) (string, error) {
 	if configured != "" {
 		return configured, nil
+	}
+	found := func(p, where string) (string, error) {
+		if err := trusted(p); err != nil {
+			return "", fmt.Errorf("%s %s refused, as anyone else may have written it: %w", ProgramName, where, err)
+		}
+		return p, nil
 	}
 	if self != "" {
 		p := filepath.Join(filepath.Dir(self), ProgramName)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p, nil
+			return found(p, "beside askperm")
 		}
 	}
 	if p, err := lookPath(ProgramName); err == nil {
-		return filepath.Abs(p)
+		if p, err = filepath.Abs(p); err != nil {
+			return "", err
+		}
+		return found(p, "on PATH")
 	}
 	return "", fmt.Errorf("%s is not installed beside askperm nor on PATH: %s", ProgramName, install())
 }

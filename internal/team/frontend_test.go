@@ -219,30 +219,93 @@ func FuzzBridgeOutput(f *testing.F) {
 }
 
 // askperm-team is the one configured, else the one beside askperm, else
-// the first on PATH; none is unavailable, saying how to install it.
+// the first on PATH; none is unavailable, saying how to install it; one
+// found but not trusted is refused, with the reason.
 func TestFindProgram(t *testing.T) {
 	dir := t.TempDir()
 	self := filepath.Join(dir, "askperm")
 	beside := filepath.Join(dir, ProgramName)
 	onPath := func(string) (string, error) { return "/usr/local/bin/" + ProgramName, nil }
 	notOnPath := func(string) (string, error) { return "", exec.ErrNotFound }
-	if p, err := findProgram("/opt/t/askperm-team", self, onPath); p != "/opt/t/askperm-team" || err != nil {
+	trust := func(string) error { return nil }
+	distrust := func(p string) error { return errors.New("planted " + p) }
+	if p, err := findProgram("/opt/t/askperm-team", self, onPath, distrust); p != "/opt/t/askperm-team" || err != nil {
 		t.Errorf("configured: %q, %v", p, err)
 	}
-	if p, err := findProgram("", self, onPath); p != "/usr/local/bin/"+ProgramName || err != nil {
+	if p, err := findProgram("", self, onPath, trust); p != "/usr/local/bin/"+ProgramName || err != nil {
 		t.Errorf("on PATH: %q, %v", p, err)
 	}
-	if _, err := findProgram("", self, notOnPath); err == nil || !strings.Contains(err.Error(), "go install github.com/askperm/askperm/cmd/askperm-team@") {
+	if p, err := findProgram("", self, onPath, distrust); p != "" || err == nil || !strings.Contains(err.Error(), "on PATH refused") || !strings.Contains(err.Error(), "planted /usr/local/bin/"+ProgramName) {
+		t.Errorf("on PATH, untrusted: %q, %v", p, err)
+	}
+	if _, err := findProgram("", self, notOnPath, trust); err == nil || !strings.Contains(err.Error(), "go install github.com/askperm/askperm/cmd/askperm-team@") {
 		t.Errorf("nowhere: %v", err)
 	}
 	if err := os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := findProgram("", self, notOnPath); err == nil {
+	if _, err := findProgram("", self, notOnPath, trust); err == nil {
 		t.Error("a file beside askperm that is not executable was taken")
 	}
 	os.Chmod(beside, 0o755)
-	if p, err := findProgram("", self, onPath); p != beside || err != nil {
+	if p, err := findProgram("", self, onPath, trust); p != beside || err != nil {
 		t.Errorf("beside askperm: %q, %v", p, err)
+	}
+	if p, err := findProgram("", self, onPath, distrust); p != "" || err == nil || !strings.Contains(err.Error(), "beside askperm refused") {
+		t.Errorf("beside askperm, untrusted: %q, %v", p, err)
+	}
+}
+
+// An askperm-team on PATH in a directory others may write (here under
+// the world-writable temporary directory) is refused, not run.
+func TestFindProgramRefusesWritablePath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	if err := os.WriteFile(filepath.Join(dir, ProgramName), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	if p, err := FindProgram(""); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("askperm-team from a world-writable PATH directory: %q, %v", p, err)
+	}
+}
+
+// Found on PATH in a directory of the user's, askperm-team is taken
+// exactly when neither the directory nor the program is writable by
+// others and the program is executable: every mode of each.
+func TestFindProgramModes(t *testing.T) {
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		err = os.MkdirAll(cache, 0o700)
+	}
+	var base string
+	if err == nil {
+		base, err = os.MkdirTemp(cache, "askperm-test-")
+	}
+	if err != nil {
+		t.Skipf("no cache directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	for dirMode := os.FileMode(0o700); dirMode <= 0o777; dirMode += 0o001 {
+		fileMode := 0o700 | (dirMode^0o055)&0o077 // a different file mode for each
+		dir := filepath.Join(base, dirMode.String())
+		prog := filepath.Join(dir, ProgramName)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(prog, fileMode)
+		os.Chmod(dir, dirMode)
+		t.Setenv("PATH", dir)
+		p, err := FindProgram("")
+		want := dirMode&0o022 == 0 && fileMode&0o022 == 0
+		if got := err == nil && p == prog; got != want {
+			t.Errorf("directory %v, program %v: %q, %v; want taken %v", dirMode, fileMode, p, err, want)
+		}
 	}
 }

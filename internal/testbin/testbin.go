@@ -14,7 +14,7 @@ import (
 // Main builds askperm, sets *bin to its path, runs the tests m, removes the
 // binary and exits with the tests' status.
 func Main(m *testing.M, bin *string) {
-	dir, err := os.MkdirTemp("", "askperm-test")
+	dir, err := Dir()
 	if err == nil {
 		*bin, err = Build(dir)
 	}
@@ -25,6 +25,22 @@ func Main(m *testing.M, bin *string) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// Dir is a new directory for the binaries, which its caller removes:
+// askperm runs askperm-team found beside it only from a directory the
+// user may trust (userfile.Program), none of whose parents others may
+// write, so not under a world-writable temporary directory: under the
+// user's cache directory.
+func Dir() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		err = os.MkdirAll(cache, 0o700)
+	}
+	if err != nil {
+		return "", fmt.Errorf("a directory for the binaries: %w", err)
+	}
+	return os.MkdirTemp(cache, "askperm-test-")
 }
 
 // Build builds the module's command, and askperm-team beside it (where
