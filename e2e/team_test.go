@@ -123,32 +123,63 @@ func TestTeamAnswered(t *testing.T) {
 // to install it, and the chain goes on: a deny, cause unavailable, with
 // no server asked.
 func TestTeamProgramMissing(t *testing.T) {
-	dir := t.TempDir()
-	alone := filepath.Join(dir, "askperm")
+	alone, conf := askpermAlone(t, t.TempDir())
+	wantTeamUnavailable(t, alone, conf, "askperm-team is not installed", "go install github.com/askperm/askperm/cmd/askperm-team@")
+}
+
+// askpermAlone copies askperm, without askperm-team, into dir, and writes
+// a config file whose [team] names a server nobody answers at.
+func askpermAlone(t *testing.T, dir string) (askperm, conf string) {
+	t.Helper()
+	askperm = filepath.Join(dir, "askperm")
 	b, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(alone, b, 0o755); err != nil {
+	if err := os.WriteFile(askperm, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	key, _ := teamtest.UserKey(t).PublicKey()
-	conf := filepath.Join(dir, "config.toml")
+	conf = filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(conf, []byte("[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"ci-1\"\napprovers = [\""+key+"\"]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(alone, "--config", conf, "--frontend", "team,line")
-	cmd.Stdin = bytes.NewReader(readFile(t, "requests/write-file.json"))
+	return askperm, conf
+}
+
+// runAlone runs askperm with stdin and args, with no terminal and a
+// PATH of the system's directories only, and returns its exit status,
+// stdout and stderr.
+func runAlone(t *testing.T, askperm string, stdin []byte, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(askperm, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Env = &stdout, &stderr, []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("askperm: %v; stderr %q", err, stderr.String())
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
 	}
-	wantDeny(t, checkDecision(t, stdout.String()), "unavailable", "none")
-	for _, want := range []string{"askperm-team is not installed", "go install github.com/askperm/askperm/cmd/askperm-team@", "line:"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr %q does not say %q", stderr.String(), want)
+	return code, stdout.String(), stderr.String()
+}
+
+// wantTeamUnavailable runs askperm with the team frontend, then line,
+// and wants a deny, the team unavailable saying each of says, and the
+// chain gone on to line.
+func wantTeamUnavailable(t *testing.T, askperm, conf string, says ...string) {
+	t.Helper()
+	code, stdout, stderr := runAlone(t, askperm, readFile(t, "requests/write-file.json"), "--config", conf, "--frontend", "team,line")
+	if code != 0 {
+		t.Fatalf("askperm: exit %d; stderr %q", code, stderr)
+	}
+	wantDeny(t, checkDecision(t, stdout), "unavailable", "none")
+	for _, want := range append(says, "line:") {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
 		}
 	}
 }
@@ -164,49 +195,13 @@ func TestTeamProgramPlanted(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(dir, 0o777)
-	askperm := filepath.Join(dir, "askperm")
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(askperm, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	askperm, conf := askpermAlone(t, dir)
 	ran := filepath.Join(t.TempDir(), "ran")
 	if err := os.WriteFile(filepath.Join(dir, "askperm-team"), []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	key, _ := teamtest.UserKey(t).PublicKey()
-	conf := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(conf, []byte("[team]\nurl = \"nats://127.0.0.1:1\"\nhost = \"ci-1\"\napprovers = [\""+key+"\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run := func(stdin []byte, args ...string) (int, string, string) {
-		cmd := exec.Command(askperm, args...)
-		cmd.Stdin = bytes.NewReader(stdin)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr, cmd.Env = &stdout, &stderr, []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, stdout.String(), stderr.String()
-	}
-	code, stdout, stderr := run(readFile(t, "requests/write-file.json"), "--config", conf, "--frontend", "team,line")
-	if code != 0 {
-		t.Fatalf("askperm: exit %d; stderr %q", code, stderr)
-	}
-	wantDeny(t, checkDecision(t, stdout), "unavailable", "none")
-	for _, want := range []string{"askperm-team beside askperm refused", "writable by others", "line:"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr %q does not say %q", stderr, want)
-		}
-	}
-	if code, _, stderr = run(nil, "inbox", "list", "--config", conf); code == 0 || !strings.Contains(stderr, "askperm-team beside askperm refused") {
+	wantTeamUnavailable(t, askperm, conf, "askperm-team beside askperm refused", "writable by others")
+	if code, _, stderr := runAlone(t, askperm, nil, "inbox", "list", "--config", conf); code == 0 || !strings.Contains(stderr, "askperm-team beside askperm refused") {
 		t.Errorf("askperm inbox: exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(ran); err == nil {
