@@ -116,7 +116,7 @@ func TestImportGraph(t *testing.T) {
 			case under(dep, "internal/teamcmd") && pkg != "cmd/askperm-team":
 				bad(dep, "only askperm-team's main runs its command line")
 			case under(dep, "internal/team/wire") && !under(pkg, "internal/team/wire") && !under(pkg, "internal/teamcmd") && !under(pkg, "internal/inbox") &&
-				pkg != "internal/team/natstest": // the tests' servers, set up as askperm-team does
+				pkg != "internal/team/natstest" && pkg != "bench/measure": // the tests' servers and the benchmarks' approver, as askperm-team does
 				bad(dep, "the NATS client is askperm-team's alone: askperm's side of team mode (internal/team) runs askperm-team instead")
 			}
 			for _, j := range joined {
