@@ -23,6 +23,7 @@ import (
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/team/wire"
+	"github.com/askperm/askperm/internal/testbin"
 )
 
 // teamPending is how many requests the inbox holds for its memory row:
@@ -38,6 +39,7 @@ type teamBench struct {
 	cfg                   team.Config // the approver's, resolved
 	key                   nkeys.KeyPair
 	askperm, program      string // the copy of askperm, and askperm-team beside it
+	bin                   string // their directory, removed after
 	hostConf, approveConf string
 	approverState         string
 }
@@ -51,6 +53,7 @@ func teamMode() {
 		skip(memory, "cannot start: "+err.Error())
 		return
 	}
+	defer os.RemoveAll(tb.bin)
 	defer tb.srv.Shutdown()
 	if err := tb.latency(latency); err != nil {
 		skip(latency, "failed: "+err.Error())
@@ -63,13 +66,20 @@ func teamMode() {
 // startTeamBench builds askperm-team, starts the server, writes the
 // configs and creates the streams and buckets with askperm-team setup
 // (the server asks for no credentials).
-func startTeamBench() (*teamBench, error) {
-	dir := filepath.Join(work, "teambin")
-	tb := &teamBench{askperm: filepath.Join(dir, "askperm"), program: filepath.Join(dir, "askperm-team"),
-		approverState: filepath.Join(work, "approver-state")}
-	if err := os.Mkdir(dir, 0o700); err != nil {
+func startTeamBench() (tb *teamBench, err error) {
+	// askperm runs only an askperm-team nobody else may have written: not
+	// one under the world-writable temporary directory.
+	dir, err := testbin.Dir()
+	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	tb = &teamBench{askperm: filepath.Join(dir, "askperm"), program: filepath.Join(dir, "askperm-team"),
+		approverState: filepath.Join(work, "approver-state"), bin: dir}
 	if err := copyFile(*askperm, tb.askperm); err != nil {
 		return nil, err
 	}
