@@ -28,6 +28,10 @@ type faultTeam struct {
 	url       string
 	hosts     map[string]string // host name -> its config.toml
 	approvers []faultApprover
+	// stall, when set, is the longest an approver's command may take: a
+	// cluster's failover must cost a few seconds, not a command's whole
+	// wait.
+	stall time.Duration
 }
 
 // faultApprover is an approver's askperm: its config and state directory.
@@ -61,7 +65,12 @@ func newFaultTeam(t *testing.T, tm *natstest.Team, url string, replicas int) *fa
 func (ft *faultTeam) run(i int, args ...string) result {
 	ft.t.Helper()
 	a := ft.approvers[i]
-	return runBinary(ft.t, bin, append(args, "--config", a.config, "--state-dir", a.stateDir)...)
+	start := time.Now()
+	r := runBinary(ft.t, bin, append(args, "--config", a.config, "--state-dir", a.stateDir)...)
+	if took := time.Since(start); ft.stall > 0 && took > ft.stall {
+		ft.t.Errorf("askperm %v took %v, more than %v: %s", args, took.Round(time.Millisecond), ft.stall, r.stderr)
+	}
+	return r
 }
 
 // runBinary runs path with args, no stdin and no terminal, and returns how
@@ -247,6 +256,7 @@ func TestTeamClusterLeaderKilledDuringWait(t *testing.T) {
 	c := natstest.StartCluster(t, tm)
 	ft := newFaultTeam(t, tm, c.URL(), 3)
 	ft.setUp(3)
+	ft.stall = 15 * time.Second
 
 	req := teamRequest(t, "fail-1")
 	d, killed := ft.failover(c, req, "KV_ASKPERM_ANSWERS", "allow-once")

@@ -57,8 +57,12 @@ func (t *Team) Answer(ctx context.Context, kp nkeys.KeyPair, e *Entry, f *form.F
 	case d.Persist != decision.PersistAlways:
 		return nil
 	}
-	// The answer first: a rule is never saved for an answer refused.
-	if _, err := wire.WriteRule(ctx, t.Rules, kp, e.Raw, d, now); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+	// The answer first: a rule is never saved for an answer refused. A
+	// write sent again finds the same rule, written: it stands.
+	if _, err := wire.Retry(ctx, func(ctx context.Context) (struct{}, error) {
+		_, err := wire.WriteRule(ctx, t.Rules, kp, e.Raw, d, now)
+		return struct{}{}, err
+	}); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 		return fmt.Errorf("the answer is written, but not its team rule: %w", err)
 	}
 	return nil

@@ -64,36 +64,65 @@ func Watch(ctx context.Context, js jetstream.JetStream, c team.Config, warn func
 		return nil, err
 	}
 	// The done marks are read first: a request read after them is never
-	// listed when it ended.
-	w, err := done.WatchAll(ctx, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
+	// listed when it ended. Each watch is started again while it stalls
+	// (a cluster electing a leader), as wire.Retry paces it.
+	w, err := wire.Retry(ctx, func(actx context.Context) (jetstream.KeyWatcher, error) {
+		return t.readDone(ctx, actx, done)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.DoneBucket(), err)
 	}
-	doneRead := make(chan struct{})
-	go t.watchDone(ctx, w, doneRead)
-	select {
-	case <-doneRead:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-	reqRead, err := t.watchRequests(ctx, js, c)
-	if err != nil {
+	go t.watchDone(ctx, w)
+	if _, err := wire.Retry(ctx, func(actx context.Context) (struct{}, error) {
+		return struct{}{}, t.readRequests(ctx, actx, js, c)
+	}); err != nil {
 		return nil, err
-	}
-	select {
-	case <-reqRead:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
 	}
 	go t.expire(ctx)
 	return t, nil
 }
 
-// watchDone takes every done key from w into the list, and closes read
-// when the keys present at the start have all been taken.
-func (t *Team) watchDone(ctx context.Context, w jetstream.KeyWatcher, read chan struct{}) {
+// errStalled is a watch that has been silent for wire.AttemptTimeout
+// before reaching where its stream stood when it began: a transient
+// error (wire.Transient), so the watch is begun again.
+var errStalled = fmt.Errorf("no messages for %s: %w", wire.AttemptTimeout, context.DeadlineExceeded)
+
+// readDone watches the done bucket, begun within actx, takes the keys
+// present at the start into the list, and returns the watch, which
+// lasts until ctx ends; a watch silent for wire.AttemptTimeout before
+// that is stopped with errStalled.
+func (t *Team) readDone(ctx, actx context.Context, done jetstream.KeyValue) (jetstream.KeyWatcher, error) {
+	w, err := done.WatchAll(actx, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
+	if err != nil {
+		return nil, err
+	}
+	idle := time.NewTimer(wire.AttemptTimeout)
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			w.Stop()
+			return nil, context.Cause(ctx)
+		case <-idle.C:
+			w.Stop()
+			return nil, errStalled
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil, errors.New("the watch of the done bucket stopped")
+			}
+			if e == nil { // the keys present at the start are all read
+				return w, nil
+			}
+			t.takeDone(e)
+			idle.Reset(wire.AttemptTimeout)
+		}
+	}
+}
+
+// watchDone takes every later done key from w into the list until ctx
+// ends.
+func (t *Team) watchDone(ctx context.Context, w jetstream.KeyWatcher) {
 	defer w.Stop()
-	once := sync.OnceFunc(func() { close(read) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -103,40 +132,76 @@ func (t *Team) watchDone(ctx context.Context, w jetstream.KeyWatcher, read chan 
 				t.warn(errors.New("the watch of the done bucket stopped"))
 				return
 			}
-			if e == nil { // the keys present at the start are all read
-				once()
-				continue
+			if e != nil {
+				t.takeDone(e)
 			}
-			h, a, err := team.ParseAskID(e.Key())
-			if err != nil {
-				continue // not a done key of this format
-			}
-			t.List.Done(h, a, t.now())
 		}
 	}
 }
 
-// watchRequests consumes the requests stream from its start into the
-// list, and returns a channel closed once the messages it held when the
-// watch began are read.
-func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, c team.Config) (<-chan struct{}, error) {
+func (t *Team) takeDone(e jetstream.KeyValueEntry) {
+	h, a, err := team.ParseAskID(e.Key())
+	if err != nil {
+		return // not a done key of this format
+	}
+	t.List.Done(h, a, t.now())
+}
+
+// readRequests consumes the requests stream, bound within actx, from its
+// start into the list until ctx ends, and returns once the messages it
+// held when the watch began are read; a consumer silent for
+// wire.AttemptTimeout before that is stopped with errStalled.
+func (t *Team) readRequests(ctx, actx context.Context, js jetstream.JetStream, c team.Config) error {
+	progress := make(chan struct{}, 1)
+	read, stop, err := t.watchRequests(actx, js, c, progress)
+	if err != nil {
+		return err
+	}
+	idle := time.NewTimer(wire.AttemptTimeout)
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			stop()
+			return context.Cause(ctx)
+		case <-idle.C:
+			stop()
+			return fmt.Errorf("%s: %w", c.Names().RequestStream(), errStalled)
+		case <-progress:
+			idle.Reset(wire.AttemptTimeout)
+		case <-read:
+			context.AfterFunc(ctx, stop)
+			return nil
+		}
+	}
+}
+
+// watchRequests binds the requests stream and makes its consumer within
+// ctx, and consumes the stream from its start into the list until stop
+// is called. Each message is told on progress (when it has room); read
+// is closed once the messages the stream held at the start are read.
+func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, c team.Config, progress chan<- struct{}) (read <-chan struct{}, stop func(), err error) {
 	n := c.Names()
 	s, err := wire.BindStream(ctx, js, c, n.RequestStream())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	last := s.CachedInfo().State.LastSeq
-	read := make(chan struct{})
-	once := sync.OnceFunc(func() { close(read) })
+	readc := make(chan struct{})
+	once := sync.OnceFunc(func() { close(readc) })
 	if s.CachedInfo().State.Msgs == 0 {
 		once()
 	}
 	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", n.RequestStream(), err)
+		return nil, nil, fmt.Errorf("%s: %w", n.RequestStream(), err)
 	}
 	full := map[string]bool{} // hosts said to be past their share; only the consumer's goroutine uses it
 	cc, err := cons.Consume(func(m jetstream.Msg) {
+		select {
+		case progress <- struct{}{}:
+		default:
+		}
 		meta, err := m.Metadata()
 		if err != nil {
 			t.warn(fmt.Errorf("%s: %w", n.RequestStream(), err))
@@ -156,10 +221,9 @@ func (t *Team) watchRequests(ctx context.Context, js jetstream.JetStream, c team
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", n.RequestStream(), err)
+		return nil, nil, fmt.Errorf("%s: %w", n.RequestStream(), err)
 	}
-	context.AfterFunc(ctx, cc.Stop)
-	return read, nil
+	return readc, cc.Stop, nil
 }
 
 // expire removes each request as its deadline passes, until ctx ends.

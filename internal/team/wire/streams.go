@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -127,7 +128,7 @@ var ErrBadStream = errors.New("refused")
 
 // bindStream finds the stream named want.Name and checks its config.
 func bindStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) (jetstream.Stream, error) {
-	s, err := js.Stream(ctx, want.Name)
+	s, err := Retry(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, want.Name) })
 	if err != nil {
 		return nil, notSetUp(want.Name, err)
 	}
@@ -146,7 +147,7 @@ func BindKV(ctx context.Context, js jetstream.JetStream, c team.Config, bucket s
 		if _, err := bindStream(ctx, js, want); err != nil {
 			return nil, err
 		}
-		kv, err := js.KeyValue(ctx, bucket)
+		kv, err := Retry(ctx, func(ctx context.Context) (jetstream.KeyValue, error) { return js.KeyValue(ctx, bucket) })
 		if err != nil {
 			return nil, notSetUp(bucket, err)
 		}
@@ -261,12 +262,25 @@ func ParsePending(n team.Names, subject string, header nats.Header, data []byte)
 // WriteAnswer writes answer, an encoded Answer (team.Sign for h and a),
 // to ask a of host h, under the answer's approver's key, with create:
 // one answer per approver and ask (jetstream.ErrKeyExists for a second).
+// A write that got no reply is sent again (Retry); found then, the same
+// bytes are this answer's first write, which landed.
 func WriteAnswer(ctx context.Context, answers jetstream.KeyValue, h, a string, answer []byte) error {
 	var v team.Answer
 	if err := json.Unmarshal(answer, &v); err != nil {
 		return fmt.Errorf("answer: %w", err)
 	}
-	_, err := answers.Create(ctx, team.AnswerKey(h, a, v.Approver), answer)
+	key := team.AnswerKey(h, a, v.Approver)
+	tries := 0
+	_, err := Retry(ctx, func(ctx context.Context) (uint64, error) {
+		tries++
+		rev, err := answers.Create(ctx, key, answer)
+		if tries > 1 && errors.Is(err, jetstream.ErrKeyExists) {
+			if e, gerr := answers.Get(ctx, key); gerr == nil && bytes.Equal(e.Value(), answer) {
+				return e.Revision(), nil
+			}
+		}
+		return rev, err
+	})
 	return err
 }
 
