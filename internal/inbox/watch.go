@@ -92,9 +92,32 @@ var errStalled = fmt.Errorf("no messages for %s: %w", wire.AttemptTimeout, conte
 // lasts until ctx ends; a watch silent for wire.AttemptTimeout before
 // that is stopped with errStalled.
 func (t *Team) readDone(ctx, actx context.Context, done jetstream.KeyValue) (jetstream.KeyWatcher, error) {
-	w, err := done.WatchAll(actx, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
-	if err != nil {
-		return nil, err
+	// A watch lasts as long as the context it is begun with: begun with
+	// ctx, it is waited on only until actx ends, and stopped if it
+	// comes later.
+	type begun struct {
+		w   jetstream.KeyWatcher
+		err error
+	}
+	bc := make(chan begun, 1)
+	go func() {
+		w, err := done.WatchAll(ctx, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
+		bc <- begun{w, err}
+	}()
+	var w jetstream.KeyWatcher
+	select {
+	case b := <-bc:
+		if b.err != nil {
+			return nil, b.err
+		}
+		w = b.w
+	case <-actx.Done():
+		go func() {
+			if b := <-bc; b.w != nil {
+				b.w.Stop()
+			}
+		}()
+		return nil, context.Cause(actx)
 	}
 	idle := time.NewTimer(wire.AttemptTimeout)
 	defer idle.Stop()
