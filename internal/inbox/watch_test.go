@@ -7,12 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/inbox/inboxtest"
 	"github.com/askperm/askperm/internal/team"
-	"github.com/askperm/askperm/internal/team/natstest"
 	"github.com/askperm/askperm/internal/team/wire"
 )
 
@@ -21,23 +18,10 @@ import (
 // request published, and then marked done, after the attempts' bound has
 // passed still comes and goes.
 func TestWatchOutlivesItsAttempts(t *testing.T) {
-	tm := natstest.NewTeam(t, []string{"alpha"}, 1)
-	u := natstest.StartServer(t, tm).URL
-	tm.SetUp(t, u, 1)
-	ap := tm.Approvers[0]
-	c := team.Config{URL: u, Creds: ap.SeedFile, Host: "approver", Prefix: team.DefaultPrefix, Replicas: 1}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	nc, err := wire.Connect(ctx, c, team.ApproverInbox(ap.Public))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt, err := Watch(ctx, js, c, func(err error) { t.Errorf("warning: %v", err) })
+	ap := inboxtest.StartApprover(ctx, t)
+	tt, err := Watch(ctx, ap.JS, ap.Config, func(err error) { t.Errorf("warning: %v", err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +31,7 @@ func TestWatchOutlivesItsAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	host := inboxtest.NewHost(t, u, tm.Hosts[0], ap.Public)
+	host := inboxtest.NewHost(t, ap.URL, ap.Host, ap.Public)
 	req := host.Publish(raw, "late", time.Now().Add(time.Hour))
 	waitLen(t, tt.List, 1)
 	host.Done(req, team.Done{Outcome: decision.Deny, Frontend: decision.FrontendTeam, Cause: decision.CauseUnavailable})

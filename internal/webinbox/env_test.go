@@ -15,13 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/internal/inbox"
 	"github.com/askperm/askperm/internal/inbox/inboxtest"
-	"github.com/askperm/askperm/internal/team"
-	"github.com/askperm/askperm/internal/team/natstest"
 	"github.com/askperm/askperm/internal/team/wire"
 )
 
@@ -39,27 +35,14 @@ type env struct {
 
 func newEnv(t *testing.T, armDelay time.Duration) *env {
 	t.Helper()
-	tm := natstest.NewTeam(t, []string{"alpha"}, 1)
-	u := natstest.StartServer(t, tm).URL
-	tm.SetUp(t, u, 1)
-	ap := tm.Approvers[0]
-	c := team.Config{URL: u, Creds: ap.SeedFile, Host: "approver", Prefix: team.DefaultPrefix, Replicas: 1}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	ap := inboxtest.StartApprover(ctx, t)
 	kp, err := wire.LoadKey(ap.SeedFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := wire.Connect(ctx, c, team.ApproverInbox(ap.Public))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt, err := inbox.Watch(ctx, js, c, func(err error) { t.Log(err) })
+	tt, err := inbox.Watch(ctx, ap.JS, ap.Config, func(err error) { t.Log(err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +57,7 @@ func newEnv(t *testing.T, armDelay time.Duration) *env {
 	}
 	hs.Config.Handler = srv.Handler()
 	go srv.Broadcast(ctx)
-	return &env{t: t, srv: srv, http: hs, pair: strings.TrimPrefix(pair, srv.Origin), host: inboxtest.NewHost(t, u, tm.Hosts[0], ap.Public), approver: ap.Public}
+	return &env{t: t, srv: srv, http: hs, pair: strings.TrimPrefix(pair, srv.Origin), host: inboxtest.NewHost(t, ap.URL, ap.Host, ap.Public), approver: ap.Public}
 }
 
 // request is testdata/requests/name.

@@ -34,7 +34,14 @@ type Host struct {
 func NewHost(t testing.TB, url string, u natstest.User, approvers ...string) *Host {
 	t.Helper()
 	c := team.Config{URL: url, Creds: u.SeedFile, Host: u.Name, Approvers: approvers, Prefix: team.DefaultPrefix, Replicas: 1}
-	nc, err := wire.Connect(context.Background(), c, team.HostInbox(c.Host))
+	return &Host{t: t, Config: c, js: connect(context.Background(), t, c, team.HostInbox(c.Host)), asks: map[string]string{}}
+}
+
+// connect connects to c's server as c.Creds, replying on inbox, until
+// ctx ends or the test does.
+func connect(ctx context.Context, t testing.TB, c team.Config, inbox string) jetstream.JetStream {
+	t.Helper()
+	nc, err := wire.Connect(ctx, c, inbox)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +50,7 @@ func NewHost(t testing.TB, url string, u natstest.User, approvers ...string) *Ho
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Host{t: t, Config: c, js: js, asks: map[string]string{}}
+	return js
 }
 
 // Publish publishes the request raw with its id set to id (to tell
@@ -117,4 +124,26 @@ func (h *Host) Answer(req *decision.Request, approver string) decision.Decision 
 		h.t.Fatalf("the answer does not verify: %v", err)
 	}
 	return v.Decision
+}
+
+// Approver is an approver of a team whose server runs for the test, its
+// streams set up, with one host, alpha: the approver's config and
+// JetStream, connected until ctx ends.
+type Approver struct {
+	natstest.User
+	Config team.Config
+	JS     jetstream.JetStream
+	URL    string
+	Host   natstest.User
+}
+
+// StartApprover starts the team's server and connects its approver.
+func StartApprover(ctx context.Context, t testing.TB) *Approver {
+	t.Helper()
+	tm := natstest.NewTeam(t, []string{"alpha"}, 1)
+	u := natstest.StartServer(t, tm).URL
+	tm.SetUp(t, u, 1)
+	ap := tm.Approvers[0]
+	c := team.Config{URL: u, Creds: ap.SeedFile, Host: "approver", Prefix: team.DefaultPrefix, Replicas: 1}
+	return &Approver{User: ap, Config: c, JS: connect(ctx, t, c, team.ApproverInbox(ap.Public)), URL: u, Host: tm.Hosts[0]}
 }
