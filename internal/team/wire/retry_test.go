@@ -14,7 +14,7 @@ import (
 )
 
 // quick paces attempts without waiting: the tests count calls, not time.
-var quick = retryPolicy{attempt: time.Hour, first: time.Microsecond, max: time.Microsecond}
+var quick = retryPolicy{attempt: time.Hour, first: time.Microsecond, max: time.Microsecond, wait: time.Hour}
 
 var transients = []error{
 	context.DeadlineExceeded,
@@ -52,7 +52,7 @@ func TestTransient(t *testing.T) {
 // its last result is returned; each attempt's context ends within the
 // policy's attempt bound.
 func TestRetryProperty(t *testing.T) {
-	p := retryPolicy{attempt: time.Minute, first: time.Microsecond, max: time.Microsecond}
+	p := retryPolicy{attempt: time.Minute, first: time.Microsecond, max: time.Microsecond, wait: time.Hour}
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		n := rng.IntN(8)
@@ -98,7 +98,7 @@ func TestRetryEndsWithItsContext(t *testing.T) {
 // after the attempt's bound and sent again, not waited on until the
 // caller's deadline.
 func TestRetryBoundsEachAttempt(t *testing.T) {
-	p := retryPolicy{attempt: time.Millisecond, first: time.Microsecond, max: time.Microsecond}
+	p := retryPolicy{attempt: time.Millisecond, first: time.Microsecond, max: time.Microsecond, wait: time.Hour}
 	calls := 0
 	v, err := retry(context.Background(), p, func(ctx context.Context) (string, error) {
 		if calls++; calls < 3 {
@@ -109,6 +109,20 @@ func TestRetryBoundsEachAttempt(t *testing.T) {
 	})
 	if calls != 3 || v != "bound" || err != nil {
 		t.Fatalf("%d calls, %q, %v", calls, v, err)
+	}
+}
+
+// TestRetryEndsWithoutADeadline: a caller without a deadline is not
+// kept waiting on a server that never replies: the attempts stop within
+// the policy's wait, with the last attempt's error.
+func TestRetryEndsWithoutADeadline(t *testing.T) {
+	p := retryPolicy{attempt: time.Hour, first: time.Microsecond, max: time.Microsecond, wait: 50 * time.Millisecond}
+	_, err := retry(context.Background(), p, func(ctx context.Context) (int, error) {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
 	}
 }
 
