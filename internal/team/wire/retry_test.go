@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// quick paces attempts without waiting: the tests count calls, not time.
-var quick = retryPolicy{attempt: time.Hour, first: time.Microsecond, max: time.Microsecond, wait: time.Hour}
+// hurried paces attempts without waiting: the tests count calls, not time.
+var hurried = retryPolicy{attempt: time.Hour, first: time.Microsecond, max: time.Microsecond, wait: time.Hour}
 
 var transients = []error{
 	context.DeadlineExceeded,
@@ -83,7 +83,7 @@ func TestRetryEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	_, err := retry(ctx, quick, func(context.Context) (struct{}, error) {
+	_, err := retry(ctx, hurried, func(context.Context) (struct{}, error) {
 		if calls++; calls == 5 {
 			cancel()
 		}
