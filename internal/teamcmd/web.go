@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/mdp/qrterminal/v3"
@@ -34,6 +36,50 @@ func defaultOrigin(addr *net.TCPAddr, tls bool) string {
 	return fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(host, strconv.Itoa(addr.Port)))
 }
 
+// listenWeb listens on addr and returns the page's origin (given, or
+// defaultOrigin). When the origin's host is localhost, it listens on the
+// same port on both loopback addresses: a browser resolves localhost to
+// either (Chromium tries ::1 first), and a program holding the other one
+// would be served the page's origin, its passkeys and cookies. A host
+// without an IPv6 loopback is served on 127.0.0.1 alone. On an error, the
+// listeners opened are returned, to be closed.
+func listenWeb(addr, origin string, tls bool) ([]net.Listener, string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", err
+	}
+	if host == "localhost" { // resolved here, so the other loopback is known
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, "", err
+	}
+	lns := []net.Listener{ln}
+	a := ln.Addr().(*net.TCPAddr)
+	if origin == "" {
+		origin = defaultOrigin(a, tls)
+	}
+	u, err := url.Parse(origin)
+	if err != nil || !webinbox.LocalhostName(u.Hostname()) || !(a.IP.IsLoopback() || a.IP.Equal(net.IPv4zero)) {
+		return lns, origin, nil // New checks the origin itself
+	}
+	other := "::1"
+	if a.IP.To4() == nil {
+		other = "127.0.0.1"
+	}
+	ln2, err := net.Listen("tcp", net.JoinHostPort(other, strconv.Itoa(a.Port)))
+	switch {
+	case err == nil:
+		lns = append(lns, ln2)
+	case other == "::1" && (errors.Is(err, syscall.EADDRNOTAVAIL) || errors.Is(err, syscall.EAFNOSUPPORT)):
+		// no IPv6 loopback here: nobody can hold it either
+	default:
+		return lns, "", fmt.Errorf("the origin %s is localhost, so the page must hold port %d on both loopback addresses: %w", origin, a.Port, err)
+	}
+	return lns, origin, nil
+}
+
 // runInboxWeb serves the inbox as a web page until a signal, printing the
 // one-time pairing link on stderr (the approver's terminal).
 func runInboxWeb(s cli.Streams, o *inboxOptions) error {
@@ -53,14 +99,12 @@ func serveWeb(ctx context.Context, s cli.Streams, o *inboxOptions, a *approver, 
 	if set.StateDir == "" {
 		return cli.Usage("inbox --web: no state directory for the passkeys: set XDG_STATE_HOME or HOME, or give --state-dir")
 	}
-	ln, err := net.Listen("tcp", o.web)
+	lns, origin, err := listenWeb(o.web, o.origin, tls)
+	for _, ln := range lns {
+		defer ln.Close()
+	}
 	if err != nil {
 		return cli.Usage("inbox --web: %v", err)
-	}
-	defer ln.Close()
-	origin := o.origin
-	if origin == "" {
-		origin = defaultOrigin(ln.Addr().(*net.TCPAddr), tls)
 	}
 	srv, pair, err := webinbox.New(webinbox.Config{Team: a.team, Key: a.key, ArmDelay: set.Prompt.Arming(), Origin: origin,
 		Passkeys: filepath.Join(set.StateDir, webinbox.PasskeyFile)})
@@ -69,15 +113,22 @@ func serveWeb(ctx context.Context, s cli.Streams, o *inboxOptions, a *approver, 
 	}
 	go srv.Broadcast(ctx)
 	cli.Warn(s.ErrOut, fmt.Sprintf("inbox: serving %s on %s; log in at %s/login. To pair a browser (register its passkey), open this one-time link in it, or scan the code below: %s",
-		origin, ln.Addr(), origin, pair))
+		origin, lns[0].Addr(), origin, pair))
 	qrterminal.GenerateHalfBlock(pair, qrterminal.L, s.ErrOut)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	context.AfterFunc(ctx, func() { _ = hs.Close() })
-	if tls {
-		err = hs.ServeTLS(ln, o.tlsCert, o.tlsKey)
-	} else {
-		err = hs.Serve(ln)
+	served := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() {
+			if tls {
+				served <- hs.ServeTLS(ln, o.tlsCert, o.tlsKey)
+			} else {
+				served <- hs.Serve(ln)
+			}
+		}()
 	}
+	err = <-served
+	_ = hs.Close()
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("inbox --web: %w", err)}
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -107,5 +108,64 @@ func TestInboxWebServesAndPrintsThePairingLink(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serving ended with %v", err)
+	}
+}
+
+// ipv6Loopback skips a test on a host without ::1.
+func ipv6Loopback(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	ln.Close()
+}
+
+func TestListenWebHoldsBothLoopbacks(t *testing.T) {
+	ipv6Loopback(t)
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		lns, origin, err := listenWeb(addr, "", false)
+		if err != nil {
+			t.Fatalf("%s: %v", addr, err)
+		}
+		port := lns[0].Addr().(*net.TCPAddr).Port
+		if len(lns) != 2 || !strings.HasPrefix(origin, "http://localhost:") {
+			t.Errorf("%s: %d listeners, origin %s", addr, len(lns), origin)
+		}
+		for _, other := range []string{"127.0.0.1", "::1"} {
+			if ln, err := net.Listen("tcp", net.JoinHostPort(other, strconv.Itoa(port))); err == nil {
+				ln.Close()
+				t.Errorf("%s: %s:%d left for another program", addr, other, port)
+			}
+		}
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
+}
+
+func TestListenWebRefusesWhenTheOtherLoopbackIsTaken(t *testing.T) {
+	ipv6Loopback(t)
+	impostor, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impostor.Close()
+	port := strconv.Itoa(impostor.Addr().(*net.TCPAddr).Port)
+	for _, origin := range []string{"", "http://localhost:" + port, "https://inbox.localhost:" + port} {
+		lns, _, err := listenWeb("127.0.0.1:"+port, origin, false)
+		for _, ln := range lns {
+			ln.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "both loopback") {
+			t.Errorf("origin %q: the impostor on [::1]:%s was not noticed: %v", origin, port, err)
+		}
+	}
+	// An origin elsewhere (a tunnel's) needs only the address given.
+	lns, _, err := listenWeb("127.0.0.1:"+port, "https://inbox.example.org", true)
+	for _, ln := range lns {
+		ln.Close()
+	}
+	if err != nil || len(lns) != 1 {
+		t.Errorf("a tunnel's origin: %d listeners, %v", len(lns), err)
 	}
 }

@@ -123,7 +123,17 @@ func parseOrigin(origin string) (*url.URL, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
 		return nil, fmt.Errorf("--origin %q: give scheme, host and port only, e.g. https://inbox.example.org", origin)
 	}
+	if u.Scheme == "http" && !LocalhostName(u.Hostname()) {
+		return nil, fmt.Errorf("--origin %q: plain http only for localhost (the session and the pairing link would cross the network in the clear, and an address may be taken by another program): use https", origin)
+	}
 	return u, nil
+}
+
+// LocalhostName reports whether host is localhost or a name under it,
+// which browsers resolve to a loopback address and treat as secure.
+func LocalhostName(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 func constantEqual(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }

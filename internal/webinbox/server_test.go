@@ -117,12 +117,13 @@ func TestSessionCookieAttributes(t *testing.T) {
 }
 
 func TestOrigin(t *testing.T) {
-	for _, o := range []string{"localhost:8765", "ftp://x", "http://", "https://x/path", "https://u@x", "https://x?q"} {
+	for _, o := range []string{"localhost:8765", "ftp://x", "http://", "https://x/path", "https://u@x", "https://x?q",
+		"http://127.0.0.1:8765", "http://[::1]:8765", "http://inbox.example.org", "http://localhost.example.org"} {
 		if _, err := parseOrigin(o); err == nil {
 			t.Errorf("origin %q taken", o)
 		}
 	}
-	for _, o := range []string{"http://localhost:8765", "https://inbox.example.org", "https://inbox.example.org:8443/"} {
+	for _, o := range []string{"http://localhost:8765", "http://inbox.localhost:8765", "http://LOCALHOST:8765", "https://inbox.example.org", "https://inbox.example.org:8443/"} {
 		if _, err := parseOrigin(o); err != nil {
 			t.Errorf("origin %q: %v", o, err)
 		}
