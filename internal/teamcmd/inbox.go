@@ -29,6 +29,8 @@ type inboxOptions struct {
 	json, show            bool
 	// --web: the address to serve the inbox on, and its TLS files.
 	web, tlsCert, tlsKey, origin string
+	// --pair: offer a pairing link though a passkey is registered.
+	pair bool
 	// answer: the canned answer's fields.
 	message, workdirScope, lifetime string
 	grants                          []string
@@ -77,6 +79,7 @@ Esc goes back to the list without answering.`,
 	c.Flags().StringVar(&o.web, "web", "", "serve the inbox as a web page on ADDR instead, e.g. "+defaultWebAddr+" (a loopback address unless --tls-cert and --tls-key are given)")
 	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "--web: serve over TLS with this certificate file (PEM)")
 	c.Flags().StringVar(&o.tlsKey, "tls-key", "", "--web: the TLS certificate's private key file (PEM)")
+	c.Flags().BoolVar(&o.pair, "pair", false, "--web: print a pairing link (valid 5 minutes) though a passkey is registered, to pair another browser")
 	c.Flags().StringVar(&o.origin, "origin", "", "--web: the page's origin as the browser sees it, behind a tunnel or proxy (default: http://localhost:PORT, https with TLS); passkeys are bound to its host name")
 
 	key := &cobra.Command{

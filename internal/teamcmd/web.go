@@ -80,8 +80,9 @@ func listenWeb(addr, origin string, tls bool) ([]net.Listener, string, error) {
 	return lns, origin, nil
 }
 
-// runInboxWeb serves the inbox as a web page until a signal, printing the
-// one-time pairing link on stderr (the approver's terminal).
+// runInboxWeb serves the inbox as a web page until a signal, printing on
+// stderr (the approver's terminal) the one-time pairing link when one is
+// offered, and every passkey registered.
 func runInboxWeb(s cli.Streams, o *inboxOptions) error {
 	tls := o.tlsCert != "" || o.tlsKey != ""
 	if tls && (o.tlsCert == "" || o.tlsKey == "") {
@@ -107,14 +108,22 @@ func serveWeb(ctx context.Context, s cli.Streams, o *inboxOptions, a *approver, 
 		return cli.Usage("inbox --web: %v", err)
 	}
 	srv, pair, err := webinbox.New(webinbox.Config{Team: a.team, Key: a.key, ArmDelay: set.Prompt.Arming(), Origin: origin,
-		Passkeys: filepath.Join(set.StateDir, webinbox.PasskeyFile)})
+		Passkeys: filepath.Join(set.StateDir, webinbox.PasskeyFile), Pair: o.pair, Registered: func(id []byte, at time.Time) {
+			cli.Warn(s.ErrOut, fmt.Sprintf("inbox: a passkey was registered at %s (id %.8x…): if it was not you, stop askperm inbox and remove it from %s",
+				at.UTC().Format(time.RFC3339), id, webinbox.PasskeyFile))
+		}})
 	if err != nil {
 		return cli.Usage("inbox --web: %v", err)
 	}
 	go srv.Broadcast(ctx)
-	cli.Warn(s.ErrOut, fmt.Sprintf("inbox: serving %s on %s; log in at %s/login. To pair a browser (register its passkey), open this one-time link in it, or scan the code below: %s",
-		origin, lns[0].Addr(), origin, pair))
-	qrterminal.GenerateHalfBlock(pair, qrterminal.L, s.ErrOut)
+	if pair == "" {
+		cli.Warn(s.ErrOut, fmt.Sprintf("inbox: serving %s on %s; log in at %s/login with your passkey (to pair another browser, start with --pair)",
+			origin, lns[0].Addr(), origin))
+	} else {
+		cli.Warn(s.ErrOut, fmt.Sprintf("inbox: serving %s on %s; log in at %s/login. To pair a browser (register its passkey), open this one-time link in it within %v, or scan the code below: %s",
+			origin, lns[0].Addr(), origin, webinbox.PairingLife, pair))
+		qrterminal.GenerateHalfBlock(pair, qrterminal.L, s.ErrOut)
+	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	context.AfterFunc(ctx, func() { _ = hs.Close() })
 	served := make(chan error, len(lns))

@@ -1,6 +1,7 @@
 package webinbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -146,11 +147,16 @@ func TestBrowser(t *testing.T) {
 	if len(e.srv.keys.Credentials) != 1 {
 		t.Fatalf("passkeys registered: %d", len(e.srv.keys.Credentials))
 	}
+	e.mu.Lock()
+	if len(e.registered) != 1 || !bytes.Equal(e.registered[0], e.srv.keys.Credentials[0].ID) {
+		t.Errorf("the registration was not told: %x", e.registered)
+	}
+	e.mu.Unlock()
 	if fi, err := os.Stat(e.srv.keysPath); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the passkeys file: %v %v", fi, err)
 	}
 	do(t, ctx, "the link again", chromedp.Navigate(origin+e.pair))
-	waitText(t, ctx, "body", "not valid, or was used")
+	waitText(t, ctx, "body", "not valid, was used or has expired")
 
 	// A request arrives: the list shows it live.
 	do(t, ctx, "the list", chromedp.Navigate(origin+"/"), chromedp.WaitReady(`#empty`))

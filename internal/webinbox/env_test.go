@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,9 @@ type env struct {
 	host     *inboxtest.Host
 	approver string // public key
 	now      time.Time
+
+	mu         sync.Mutex
+	registered [][]byte // the passkeys the server said were registered
 }
 
 func newEnv(t *testing.T, armDelay time.Duration) *env {
@@ -50,14 +54,20 @@ func newEnv(t *testing.T, armDelay time.Duration) *env {
 	hs.Start()
 	t.Cleanup(hs.Close)
 	_, port, _ := net.SplitHostPort(hs.Listener.Addr().String())
+	e := &env{t: t, http: hs, host: inboxtest.NewHost(t, ap.URL, ap.Host, ap.Public), approver: ap.Public}
 	srv, pair, err := New(Config{Team: tt, Key: kp, ArmDelay: armDelay, Origin: "http://localhost:" + port,
-		Passkeys: filepath.Join(t.TempDir(), PasskeyFile)})
+		Passkeys: filepath.Join(t.TempDir(), PasskeyFile), Registered: func(id []byte, _ time.Time) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.registered = append(e.registered, id)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs.Config.Handler = srv.Handler()
 	go srv.Broadcast(ctx)
-	return &env{t: t, srv: srv, http: hs, pair: strings.TrimPrefix(pair, srv.Origin), host: inboxtest.NewHost(t, ap.URL, ap.Host, ap.Public), approver: ap.Public}
+	e.srv, e.pair = srv, strings.TrimPrefix(pair, srv.Origin)
+	return e
 }
 
 // request is testdata/requests/name.

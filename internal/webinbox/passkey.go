@@ -106,14 +106,14 @@ func (s *Server) rateLimited(w http.ResponseWriter) bool {
 func (s *Server) pairingValid(token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.pairing != "" && constantEqual(token, s.pairing) {
+	if s.pairing != "" && constantEqual(token, s.pairing) && s.now().Before(s.pairingEnd) {
 		return true
 	}
 	s.fail(s.now())
 	return false
 }
 
-var errPairing = "this pairing link is not valid, or was used: askperm inbox --web prints a new one when it starts"
+var errPairing = "this pairing link is not valid, was used or has expired: askperm inbox --web --pair prints a new one"
 
 func (s *Server) pairPage(w http.ResponseWriter, r *http.Request) {
 	if s.rateLimitedPage(w) {
@@ -208,6 +208,9 @@ func (s *Server) pairFinish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.keys, s.pairing = &keys, ""
+	if s.Registered != nil {
+		s.Registered(cred.ID, s.now())
+	}
 	s.newSession(w)
 	writeJSON(w, http.StatusOK, result{OK: true, Text: "paired: this browser's passkey confirms your answers"})
 }

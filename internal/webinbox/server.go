@@ -57,6 +57,12 @@ type Config struct {
 	// Passkeys is the file of the approver's passkeys (PasskeyFile in
 	// the state directory).
 	Passkeys string
+	// Pair offers a pairing link even when a passkey is registered
+	// already (one always is when none is).
+	Pair bool
+	// Registered, when set, is told of every passkey registered, so the
+	// approver's terminal can say so.
+	Registered func(id []byte, at time.Time)
 }
 
 // Server serves one approver's inbox.
@@ -70,7 +76,8 @@ type Server struct {
 
 	mu         sync.Mutex
 	keys       *Passkeys
-	pairing    string // the one-time pairing token; "" once used
+	pairing    string    // the one-time pairing token; "" once used or when none is offered
+	pairingEnd time.Time // when the pairing token expires
 	sessions   map[string]*session
 	ceremonies map[string]ceremony // pairings and logins begun, by challenge
 	failures   []time.Time         // failed authentications, the last failWindow
@@ -94,8 +101,13 @@ const (
 	failWindow  = time.Minute
 )
 
-// New returns the server of c, and its one-time pairing URL: the first
-// browser to register a passkey through it is paired.
+// PairingLife is how long a pairing link works: a link seen over a
+// shoulder or left in a terminal's scrollback is of no use later.
+const PairingLife = 5 * time.Minute
+
+// New returns the server of c, and its one-time pairing URL ("" when a
+// passkey is registered and c.Pair is not set): the first browser to
+// register a passkey through it within PairingLife is paired.
 func New(c Config) (*Server, string, error) {
 	u, err := parseOrigin(c.Origin)
 	if err != nil {
@@ -110,7 +122,11 @@ func New(c Config) (*Server, string, error) {
 		return nil, "", err
 	}
 	s := &Server{Config: c, secure: u.Scheme == "https", rp: rp, keysPath: c.Passkeys, now: time.Now, keys: keys,
-		pairing: token(), sessions: map[string]*session{}, ceremonies: map[string]ceremony{}, subs: map[chan struct{}]struct{}{}}
+		sessions: map[string]*session{}, ceremonies: map[string]ceremony{}, subs: map[chan struct{}]struct{}{}}
+	if len(keys.Credentials) > 0 && !c.Pair {
+		return s, "", nil
+	}
+	s.pairing, s.pairingEnd = token(), s.now().Add(PairingLife)
 	return s, c.Origin + "/pair/" + s.pairing, nil
 }
 

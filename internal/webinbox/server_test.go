@@ -414,3 +414,43 @@ func TestHostileTextNeverMarkup(t *testing.T) {
 		}
 	}
 }
+
+func TestPairingLinkExpires(t *testing.T) {
+	e := newEnv(t, time.Millisecond)
+	start := time.Now()
+	for _, tc := range []struct {
+		after time.Duration
+		ok    bool
+	}{{PairingLife - time.Second, true}, {PairingLife, false}, {30 * 24 * time.Hour, false}} {
+		e.srv.mu.Lock()
+		e.srv.now = func() time.Time { return start.Add(tc.after) }
+		e.srv.failures = nil
+		e.srv.mu.Unlock()
+		b := e.browser(false)
+		code, _ := b.get(e.pair)
+		code2, _ := b.post(e.pair+"/begin", nil)
+		if (code == http.StatusOK) != tc.ok || (code2 == http.StatusOK) != tc.ok {
+			t.Errorf("the pairing link %v later: page %d, begin %d", tc.after, code, code2)
+		}
+	}
+}
+
+func TestPairingLinkOnlyWhenAskedOnceAPasskeyExists(t *testing.T) {
+	e := newEnv(t, time.Millisecond)
+	if e.pair == "" {
+		t.Fatal("no pairing link without a passkey")
+	}
+	keys := *e.srv.keys
+	keys.Credentials = []webauthn.Credential{{ID: []byte("a passkey")}}
+	if err := keys.save(e.srv.keysPath); err != nil {
+		t.Fatal(err)
+	}
+	c := e.srv.Config
+	if _, pair, err := New(c); err != nil || pair != "" {
+		t.Errorf("with a passkey, a link was offered unasked: %q %v", pair, err)
+	}
+	c.Pair = true
+	if _, pair, err := New(c); err != nil || !strings.Contains(pair, "/pair/") {
+		t.Errorf("with --pair, no link: %q %v", pair, err)
+	}
+}
