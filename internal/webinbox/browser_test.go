@@ -262,7 +262,7 @@ func TestBrowser(t *testing.T) {
 		}
 		// The cookie of a session this server does not know, as another
 		// approver's server would have set it.
-		if _, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: Cookie, Value: "another approver's", URL: origin, HTTPOnly: new(true)}); err != nil {
+		if _, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: e.srv.cookie, Value: "another approver's", URL: origin, HTTPOnly: new(true)}); err != nil {
 			t.Fatal(err)
 		}
 		if code := post("/r/"+oneID+"/choice", fmt.Sprintf(`{csrf: %q, id: %q, digest: %q, choice: "deny-once"}`, csrf, oneID, one.SHA256)); code != 401 {

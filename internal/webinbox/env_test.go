@@ -106,7 +106,7 @@ type browser struct {
 func (e *env) browser(pair bool) *browser {
 	e.t.Helper()
 	jar, _ := cookiejar.New(nil)
-	b := &browser{t: e.t, e: e, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	b := &browser{t: e.t, e: e, c: &http.Client{Jar: jar, Transport: asOrigin{e}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if pair {
 		rec := httptest.NewRecorder()
 		e.srv.mu.Lock()
@@ -116,6 +116,19 @@ func (e *env) browser(pair bool) *browser {
 		jar.SetCookies(u, rec.Result().Cookies())
 	}
 	return b
+}
+
+// asOrigin sends requests as a browser on the page's origin does: Host
+// is the origin's, and a POST says its Origin.
+type asOrigin struct{ e *env }
+
+func (a asOrigin) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Host = a.e.srv.host
+	if r.Method == http.MethodPost {
+		r.Header.Set("Origin", a.e.srv.origin)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)

@@ -70,10 +70,10 @@ func (s *Server) finish(challenge string) (webauthn.SessionData, bool) {
 	return c.data, ok
 }
 
-// failed counts a failed authentication and says so.
-func (s *Server) failed(w http.ResponseWriter, code int, msg string) {
+// failed counts a failed authentication for op and says so.
+func (s *Server) failed(w http.ResponseWriter, op string, code int, msg string) {
 	s.mu.Lock()
-	s.fail(s.now())
+	s.fail(op, s.now())
 	s.mu.Unlock()
 	writeJSON(w, code, result{Text: msg})
 }
@@ -90,10 +90,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// rateLimited answers a refusal when authentication is refused for now.
-func (s *Server) rateLimited(w http.ResponseWriter) bool {
+// rateLimited answers a refusal when authentication for op is refused
+// for now.
+func (s *Server) rateLimited(w http.ResponseWriter, op string) bool {
 	s.mu.Lock()
-	limited := s.limited(s.now())
+	limited := s.limited(op, s.now())
 	s.mu.Unlock()
 	if limited {
 		writeJSON(w, http.StatusTooManyRequests, result{Text: errLimited.Error()})
@@ -109,14 +110,14 @@ func (s *Server) pairingValid(token string) bool {
 	if s.pairing != "" && constantEqual(token, s.pairing) && s.now().Before(s.pairingEnd) {
 		return true
 	}
-	s.fail(s.now())
+	s.fail(opPair, s.now())
 	return false
 }
 
 var errPairing = "this pairing link is not valid, was used or has expired: askperm inbox --web --pair prints a new one"
 
 func (s *Server) pairPage(w http.ResponseWriter, r *http.Request) {
-	if s.rateLimitedPage(w) {
+	if s.rateLimitedPage(w, opPair) {
 		return
 	}
 	if !s.pairingValid(r.PathValue("token")) {
@@ -126,9 +127,9 @@ func (s *Server) pairPage(w http.ResponseWriter, r *http.Request) {
 	render(w, http.StatusOK, "pair.html", struct{ Token, Approver string }{r.PathValue("token"), s.keys.Approver})
 }
 
-func (s *Server) rateLimitedPage(w http.ResponseWriter) bool {
+func (s *Server) rateLimitedPage(w http.ResponseWriter, op string) bool {
 	s.mu.Lock()
-	limited := s.limited(s.now())
+	limited := s.limited(op, s.now())
 	s.mu.Unlock()
 	if limited {
 		http.Error(w, errLimited.Error(), http.StatusTooManyRequests)
@@ -140,7 +141,7 @@ func (s *Server) rateLimitedPage(w http.ResponseWriter) bool {
 // while authentication is not refused.
 func (s *Server) withPairing(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.rateLimited(w) {
+		if s.rateLimited(w, opPair) {
 			return
 		}
 		if !s.pairingValid(r.PathValue("token")) {
@@ -181,19 +182,19 @@ func options(w http.ResponseWriter, opts any, err error) {
 func (s *Server) pairFinish(w http.ResponseWriter, r *http.Request) {
 	parsed, err := protocol.ParseCredentialCreationResponseBody(io.LimitReader(r.Body, 64<<10))
 	if err != nil {
-		s.failed(w, http.StatusBadRequest, "the passkey's registration: "+form.Line(err.Error()))
+		s.failed(w, opPair, http.StatusBadRequest, "the passkey's registration: "+form.Line(err.Error()))
 		return
 	}
 	data, ok := s.finish(parsed.Response.CollectedClientData.Challenge)
 	if !ok {
-		s.failed(w, http.StatusForbidden, "no such registration was begun")
+		s.failed(w, opPair, http.StatusForbidden, "no such registration was begun")
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cred, err := s.rp.CreateCredential(s.keys, data, parsed)
 	if err != nil {
-		s.fail(s.now())
+		s.fail(opPair, s.now())
 		writeJSON(w, http.StatusForbidden, result{Text: "the passkey's registration: " + form.Line(err.Error())})
 		return
 	}
@@ -219,7 +220,7 @@ func (s *Server) pairFinish(w http.ResponseWriter, r *http.Request) {
 func (s *Server) newSession(w http.ResponseWriter) {
 	id := token()
 	s.sessions[id] = &session{csrf: token(), visible: map[string]time.Time{}, allows: map[string]pendingAllow{}}
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: id, Path: "/", HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: id, Path: "/", HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode})
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, _ *http.Request) {
@@ -227,7 +228,7 @@ func (s *Server) loginPage(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) loginBegin(w http.ResponseWriter, _ *http.Request) {
-	if s.rateLimited(w) {
+	if s.rateLimited(w, opLogin) {
 		return
 	}
 	s.mu.Lock()
@@ -244,11 +245,11 @@ func (s *Server) loginBegin(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) loginFinish(w http.ResponseWriter, r *http.Request) {
-	if s.rateLimited(w) {
+	if s.rateLimited(w, opLogin) {
 		return
 	}
 	if _, err := s.assert(r.Body, s.finish); err != nil {
-		s.failed(w, http.StatusForbidden, "login refused: "+form.Line(err.Error()))
+		s.failed(w, opLogin, http.StatusForbidden, "login refused: "+form.Line(err.Error()))
 		return
 	}
 	s.mu.Lock()
@@ -332,6 +333,9 @@ func (s *Server) allowBegin(w http.ResponseWriter, r *http.Request, se *session,
 // allowFinish checks the assertion of the allow begun on this request
 // in this session, then signs and writes its answer.
 func (s *Server) allowFinish(w http.ResponseWriter, r *http.Request, se *session, e *inbox.Entry) {
+	if s.rateLimited(w, opAllow) {
+		return
+	}
 	id := ID(e)
 	s.mu.Lock()
 	p, ok := se.allows[id]
@@ -341,7 +345,7 @@ func (s *Server) allowFinish(w http.ResponseWriter, r *http.Request, se *session
 		return p.data, ok && challenge == p.data.Challenge
 	}
 	if _, err := s.assert(bytes.NewReader([]byte(r.PostForm.Get("credential"))), take); err != nil {
-		s.failed(w, http.StatusForbidden, "the allow is not confirmed: "+form.Line(err.Error()))
+		s.failed(w, opAllow, http.StatusForbidden, "the allow is not confirmed: "+form.Line(err.Error()))
 		return
 	}
 	if err := s.Team.Answer(r.Context(), s.Key, e, inbox.Form(e), p.answer); err != nil {

@@ -69,6 +69,9 @@ type Config struct {
 type Server struct {
 	Config
 	secure   bool
+	host     string // the origin's host[:port], the only Host header served
+	origin   string // the origin as a browser's Origin header says it
+	cookie   string // the session cookie's name
 	rp       *webauthn.WebAuthn
 	keysPath string
 
@@ -79,8 +82,8 @@ type Server struct {
 	pairing    string    // the one-time pairing token; "" once used or when none is offered
 	pairingEnd time.Time // when the pairing token expires
 	sessions   map[string]*session
-	ceremonies map[string]ceremony // pairings and logins begun, by challenge
-	failures   []time.Time         // failed authentications, the last failWindow
+	ceremonies map[string]ceremony    // pairings and logins begun, by challenge
+	failures   map[string][]time.Time // failed authentications by operation, the last failWindow
 	subs       map[chan struct{}]struct{}
 }
 
@@ -91,11 +94,24 @@ type session struct {
 	allows  map[string]pendingAllow // request id → the allow waiting for its passkey
 }
 
-// Cookie is the session cookie's name.
-const Cookie = "askperm_session"
+// cookieName is the session cookie's name for origin u. Cookies ignore
+// the port, so on plain http the name carries it: another local server's
+// cookie does not overwrite this one's. Over https, the __Host- prefix
+// keeps it to this host and Secure.
+func cookieName(u *url.URL) string {
+	if u.Scheme == "https" {
+		return "__Host-askperm_session"
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return "askperm_session_" + port
+}
 
-// Failed authentications: past maxFailures in failWindow, every
-// authentication is refused until the window has passed.
+// Failed authentications of one operation (pairing, login, allow): past
+// maxFailures in failWindow, that operation is refused until the window
+// has passed; a request with a valid session is never refused for them.
 const (
 	maxFailures = 5
 	failWindow  = time.Minute
@@ -121,7 +137,7 @@ func New(c Config) (*Server, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	s := &Server{Config: c, secure: u.Scheme == "https", rp: rp, keysPath: c.Passkeys, now: time.Now, keys: keys,
+	s := &Server{Config: c, secure: u.Scheme == "https", host: u.Host, origin: u.Scheme + "://" + u.Host, cookie: cookieName(u), rp: rp, failures: map[string][]time.Time{}, keysPath: c.Passkeys, now: time.Now, keys: keys,
 		sessions: map[string]*session{}, ceremonies: map[string]ceremony{}, subs: map[chan struct{}]struct{}{}}
 	if len(keys.Credentials) > 0 && !c.Pair {
 		return s, "", nil
@@ -200,7 +216,24 @@ func (s *Server) Handler() http.Handler {
 	m.HandleFunc("POST /r/{id}/rule", s.post(s.rule))
 	m.HandleFunc("POST /r/{id}/allow/begin", s.post(s.allowBegin))
 	m.HandleFunc("POST /r/{id}/allow/finish", s.post(s.allowFinish))
-	return headers(m)
+	return headers(s.guard(m))
+}
+
+// guard refuses a request named for another host (DNS rebinding: another
+// site's name pointed at this address) and a POST whose Origin is not the
+// page's (another site's form or script; browsers send Origin on POSTs).
+func (s *Server) guard(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.EqualFold(r.Host, s.host) {
+			http.Error(w, "askperm inbox: this page is served only as "+s.origin, http.StatusMisdirectedRequest)
+			return
+		}
+		if r.Method == http.MethodPost && r.Header.Get("Origin") != s.origin {
+			http.Error(w, "askperm inbox: a POST from another origin, or without one", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // headers forbids framing, inline scripts and every origin but this one.
@@ -208,45 +241,52 @@ func headers(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: under no-referrer a browser
+		// sends Origin: null on its own POSTs, which guard refuses.
+		w.Header().Set("Referrer-Policy", "same-origin")
 		w.Header().Set("Cache-Control", "no-store")
 		h.ServeHTTP(w, r)
 	})
 }
 
-// limited reports whether authentication is refused for now, forgetting
-// failures older than failWindow. s.mu is held.
-func (s *Server) limited(now time.Time) bool {
+// Operations whose failures are counted apart: a stranger's failed
+// pairings or logins do not refuse the approver's allows.
+const (
+	opPair  = "pair"
+	opLogin = "login"
+	opAllow = "allow"
+)
+
+// limited reports whether authentication for op is refused for now,
+// forgetting failures older than failWindow. s.mu is held.
+func (s *Server) limited(op string, now time.Time) bool {
+	f := s.failures[op]
 	i := 0
-	for i < len(s.failures) && now.Sub(s.failures[i]) > failWindow {
+	for i < len(f) && now.Sub(f[i]) > failWindow {
 		i++
 	}
-	s.failures = s.failures[i:]
-	return len(s.failures) >= maxFailures
+	s.failures[op] = f[i:]
+	return len(f)-i >= maxFailures
 }
 
-// fail counts a failed authentication. s.mu is held.
-func (s *Server) fail(now time.Time) { s.failures = append(s.failures, now) }
+// fail counts a failed authentication for op. s.mu is held.
+func (s *Server) fail(op string, now time.Time) { s.failures[op] = append(s.failures[op], now) }
 
 var errLimited = errors.New("too many failed authentications: try again in a minute")
 
-// sessionOf is r's session, nil when it has none (counted as a failed
-// authentication when it shows a cookie that is no session's).
+// sessionOf is r's session, nil when it has none. A cookie no session
+// has is not counted as a failure: another server on localhost (any
+// port) may have set it, and guessing a session token is hopeless.
 func (s *Server) sessionOf(r *http.Request) (*session, error) {
-	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.limited(now) {
-		return nil, errLimited
-	}
-	c, err := r.Cookie(Cookie)
+	c, err := r.Cookie(s.cookie)
 	if err != nil {
 		return nil, errNoSession
 	}
 	if se := s.sessions[c.Value]; se != nil {
 		return se, nil
 	}
-	s.fail(now)
 	return nil, errUnknownSession
 }
 
@@ -263,8 +303,6 @@ func (s *Server) auth(h handler) http.HandlerFunc {
 		se, err := s.sessionOf(r)
 		if err != nil {
 			switch {
-			case errors.Is(err, errLimited):
-				http.Error(w, err.Error(), http.StatusTooManyRequests)
 			case r.Method == http.MethodGet && r.URL.Path != "/events":
 				http.Redirect(w, r, "/login", http.StatusSeeOther)
 			default:

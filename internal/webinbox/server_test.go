@@ -141,8 +141,8 @@ func TestRateLimitOnFailedAuthentication(t *testing.T) {
 	if code, _ := b.get(e.pair); code != http.StatusTooManyRequests {
 		t.Errorf("the right link after %d failures: %d", maxFailures, code)
 	}
-	if code, _ := b.post("/login/begin", nil); code != http.StatusTooManyRequests {
-		t.Errorf("a login after %d failures: %d", maxFailures, code)
+	if code, _ := b.post("/login/begin", nil); code == http.StatusTooManyRequests {
+		t.Errorf("a login refused after %d failed pairings", maxFailures)
 	}
 	e.srv.now = func() time.Time { return time.Now().Add(failWindow + time.Second) }
 	if code, _ := b.get(e.pair); code != http.StatusOK {
@@ -150,16 +150,80 @@ func TestRateLimitOnFailedAuthentication(t *testing.T) {
 	}
 }
 
-func TestUnknownSessionCountsAsFailure(t *testing.T) {
+// A cookie no session has (another localhost server's) is no session,
+// not a failure: a stranger cannot lock the approver out with it.
+func TestUnknownSessionIsNotAFailure(t *testing.T) {
 	e := newEnv(t, time.Millisecond)
 	forged := e.browser(false)
 	u, _ := url.Parse(e.http.URL)
-	forged.c.Jar.SetCookies(u, []*http.Cookie{{Name: Cookie, Value: "forged", Path: "/"}})
-	for range maxFailures {
+	forged.c.Jar.SetCookies(u, []*http.Cookie{{Name: e.srv.cookie, Value: "forged", Path: "/"}})
+	for range 2 * maxFailures {
 		forged.get("/")
 	}
-	if code, _ := e.browser(false).get(e.pair); code != http.StatusTooManyRequests {
-		t.Errorf("after %d forged cookies: %d", maxFailures, code)
+	if code, _ := e.browser(false).get(e.pair); code != http.StatusOK {
+		t.Errorf("after %d forged cookies, the pairing link: %d", 2*maxFailures, code)
+	}
+}
+
+// Failures by strangers never refuse a request with a valid session.
+func TestStrangersCannotLockTheApproverOut(t *testing.T) {
+	e := newEnv(t, time.Millisecond)
+	approver := e.browser(true)
+	stranger := e.browser(false)
+	for range 2 * maxFailures {
+		stranger.post("/login/finish", url.Values{"x": {"y"}})
+		stranger.post("/pair/wrong/finish", nil)
+	}
+	if code, _ := stranger.post("/login/begin", nil); code != http.StatusTooManyRequests {
+		t.Errorf("the stranger's logins are not limited: %d", code)
+	}
+	if code, body := approver.get("/"); code != http.StatusOK {
+		t.Errorf("the approver's session after a stranger's failures: %d %s", code, body)
+	}
+}
+
+func TestSessionCookieNamedForThePort(t *testing.T) {
+	for origin, want := range map[string]string{"http://localhost:8765": "askperm_session_8765", "http://localhost:9000": "askperm_session_9000",
+		"http://inbox.localhost": "askperm_session_80", "https://inbox.example.org": "__Host-askperm_session"} {
+		u, _ := url.Parse(origin)
+		if got := cookieName(u); got != want {
+			t.Errorf("%s: %s, want %s", origin, got, want)
+		}
+	}
+}
+
+// DNS rebinding (another name for this address) and other origins'
+// POSTs are refused before any handler.
+func TestHostAndOriginChecked(t *testing.T) {
+	e := newEnv(t, time.Millisecond)
+	for _, tc := range []struct {
+		method, path, host, origin string
+		code                       int
+	}{
+		{"GET", "/login", "evil.example:8765", "", http.StatusMisdirectedRequest},
+		{"GET", "/login", "127.0.0.1" + strings.TrimPrefix(e.srv.host, "localhost"), "", http.StatusMisdirectedRequest},
+		{"POST", "/login/begin", "evil.example", e.srv.origin, http.StatusMisdirectedRequest},
+		{"POST", "/login/begin", e.srv.host, "", http.StatusForbidden},
+		{"POST", "/login/begin", e.srv.host, "null", http.StatusForbidden},
+		{"POST", "/login/begin", e.srv.host, "http://evil.example", http.StatusForbidden},
+		{"POST", "/login/begin", e.srv.host, "http://localhost:1", http.StatusForbidden},
+		{"GET", "/login", e.srv.host, "", http.StatusOK},
+		{"GET", "/login", strings.ToUpper(e.srv.host), "", http.StatusOK},
+		{"POST", "/login/begin", e.srv.host, e.srv.origin, http.StatusConflict}, // no passkey yet
+	} {
+		req, _ := http.NewRequest(tc.method, e.http.URL+tc.path, nil)
+		req.Host = tc.host
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != tc.code {
+			t.Errorf("%s %s Host %q Origin %q: %d, want %d", tc.method, tc.path, tc.host, tc.origin, r.StatusCode, tc.code)
+		}
 	}
 }
 
@@ -209,7 +273,7 @@ func TestForgedPostsRefused(t *testing.T) {
 	// A cookie no session has, with the right token and fields.
 	forged := e.browser(false)
 	u, _ := url.Parse(e.http.URL)
-	forged.c.Jar.SetCookies(u, []*http.Cookie{{Name: Cookie, Value: "forged", Path: "/"}})
+	forged.c.Jar.SetCookies(u, []*http.Cookie{{Name: e.srv.cookie, Value: "forged", Path: "/"}})
 	if code, _ := forged.post("/r/"+id+"/choice", good); code != http.StatusUnauthorized {
 		t.Errorf("a forged cookie: %d", code)
 	}
@@ -424,7 +488,7 @@ func TestPairingLinkExpires(t *testing.T) {
 	}{{PairingLife - time.Second, true}, {PairingLife, false}, {30 * 24 * time.Hour, false}} {
 		e.srv.mu.Lock()
 		e.srv.now = func() time.Time { return start.Add(tc.after) }
-		e.srv.failures = nil
+		e.srv.failures = map[string][]time.Time{}
 		e.srv.mu.Unlock()
 		b := e.browser(false)
 		code, _ := b.get(e.pair)
