@@ -130,7 +130,7 @@ func (f *Form) headlineCommands(d decision.Dimension) string {
 	for i, c := range cs {
 		texts[i] = c.Text
 	}
-	return plural(len(cs), "command") + ": " + headlineValue(strings.Join(texts, ", "))
+	return plural(len(cs), "command") + ": " + headlineCut(strings.Join(texts, ", "), HeadlineValueRunes, ", in full below")
 }
 
 // shellCover says how a scope over a command line covers it (protocol

@@ -12,6 +12,11 @@ import (
 // headline quotes; the facts below it show the value in full.
 const HeadlineValueRunes = 120
 
+// HeadlineNameRunes caps the tool's and the server's names in the
+// headline: the agent chooses them, and an uncut one would push the facts
+// and the buttons off a phone's screen and read as askperm's own words.
+const HeadlineNameRunes = 60
+
 // Headline is the question in one line, the first thing every frontend
 // shows: who wants to do what to which value, e.g. `write_file
 // (fs-default) wants to write /home/a/p/report.md`. askperm builds it from
@@ -25,11 +30,11 @@ func (f *Form) Headline() string {
 	var who string
 	switch {
 	case r.Tool != "" && r.Server != "":
-		who = Line(r.Tool) + " (" + Line(r.Server) + ")"
+		who = headlineCut(r.Tool, HeadlineNameRunes, "") + " (" + headlineCut(r.Server, HeadlineNameRunes, "") + ")"
 	case r.Tool != "":
-		who = Line(r.Tool)
+		who = headlineCut(r.Tool, HeadlineNameRunes, "")
 	case r.Server != "":
-		who = "A tool of " + Line(r.Server)
+		who = "A tool of " + headlineCut(r.Server, HeadlineNameRunes, "")
 	default:
 		who = "An agent"
 	}
@@ -38,22 +43,22 @@ func (f *Form) Headline() string {
 		if cs := f.headlineCommands(r.Dimensions[0]); cs != "" {
 			return s + " " + cs
 		}
-		s += " " + headlineValue(r.Dimensions[0].Value)
+		s += " " + headlineCut(r.Dimensions[0].Value, HeadlineValueRunes, ", in full below")
 	}
 	return s
 }
 
-// headlineValue renders v, cut after HeadlineValueRunes runes of the raw
-// value (never inside an escape), saying how much more there is.
-func headlineValue(v string) string {
+// headlineCut renders v, cut after max runes of the raw value (never
+// inside an escape), saying how much more there is, then where.
+func headlineCut(v string, max int, where string) string {
 	n := utf8.RuneCountInString(v)
-	if n <= HeadlineValueRunes {
+	if n <= max {
 		return Line(v)
 	}
 	cut := 0
 	for i := range v {
-		if cut == HeadlineValueRunes {
-			return Line(v[:i]) + " … (" + plural(n-HeadlineValueRunes, "more character") + ", in full below)"
+		if cut == max {
+			return Line(v[:i]) + " … (" + plural(n-max, "more character") + where + ")"
 		}
 		cut++
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/askperm/askperm/decision"
 )
@@ -24,6 +25,13 @@ func TestHeadline(t *testing.T) {
 		{decision.Request{Action: "net\u202e"}, `An agent wants to do the action “net\u{202e}”`},
 		{decision.Request{Tool: "t", Action: "exec", Dimensions: []decision.Dimension{{Name: "c", Value: long}}},
 			"t wants to run " + strings.Repeat("x", HeadlineValueRunes) + " … (3 more characters, in full below)"},
+		// Names the agent chooses are cut too: they must not fill a screen.
+		{decision.Request{Tool: "askperm checked this: safe. " + strings.Repeat("lorem ", 600), Server: strings.Repeat("s", HeadlineNameRunes+1), Action: "read"},
+			"askperm checked this: safe. lorem lorem lorem lorem lorem lo … (3568 more characters) (" +
+				strings.Repeat("s", HeadlineNameRunes) + " … (1 more character)) wants to read something"},
+		{decision.Request{Server: strings.Repeat("é", HeadlineNameRunes+2), Action: strings.Repeat("a", HeadlineNameRunes+5)},
+			"A tool of " + strings.Repeat("é", HeadlineNameRunes) + " … (2 more characters) wants to do the action “" +
+				strings.Repeat("a", HeadlineNameRunes) + " … (5 more characters)”"},
 	} {
 		if got := New(&c.req, Options{}).Headline(); got != c.want {
 			t.Errorf("Headline(%+v) = %q, want %q", c.req, got, c.want)
@@ -72,9 +80,14 @@ func TestHeadlineHostile(t *testing.T) {
 		return string(rs)
 	}
 	for range 2000 {
-		req := decision.Request{Server: str(), Tool: str(), Action: str(),
+		req := decision.Request{Server: str() + str(), Tool: str() + str() + str(), Action: str(),
 			Dimensions: []decision.Dimension{{Name: "d", Value: str()}}}
 		h := New(&req, Options{}).Headline()
+		// Every part is cut: the headline's length is bounded whatever
+		// the agent sends (an escape shows a rune in at most 10).
+		if n, most := utf8.RuneCountInString(h), 10*(3*HeadlineNameRunes+HeadlineValueRunes)+300; n > most {
+			t.Fatalf("Headline of %+v is %d runes, more than %d", req, n, most)
+		}
 		for _, b := range []byte(h) {
 			if b < 0x20 || b == 0x7f {
 				t.Fatalf("Headline of %+v holds byte %#x: %q", req, b, h)

@@ -39,7 +39,7 @@ func actionPhrase(r *decision.Request, object bool) string {
 	case isWord(r.Action):
 		return r.Action
 	}
-	s := "do the action “" + Line(r.Action) + "”"
+	s := "do the action “" + headlineCut(r.Action, HeadlineNameRunes, "") + "”"
 	if object {
 		s += " on"
 	}
