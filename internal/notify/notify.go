@@ -166,6 +166,10 @@ func (n Notice) Environment(getenv func(string) string) []string {
 // exits, whatever it left running in its group is killed. A program the user may not
 // trust (userfile.Program), one that cannot start, fails, or outlives
 // Bound is said on warn, one line.
+// markup escapes what notify-send's body would read as markup: the
+// question is shown as it is, never styled or linked by the request.
+var markup = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
 func Start(p *Program, n Notice, getenv func(string) string, warn func(string)) (stop func()) {
 	argv := p.Argv
 	if err := userfile.Program(argv[0]); err != nil {
@@ -174,7 +178,7 @@ func Start(p *Program, n Notice, getenv func(string) string, warn func(string)) 
 	}
 	args := argv[1:len(argv):len(argv)]
 	if p.questionArg {
-		args = append(args, n.Question())
+		args = append(args, markup.Replace(n.Question()))
 	}
 	cmd := exec.Command(argv[0], args...)
 	cmd.Env = n.Environment(getenv)

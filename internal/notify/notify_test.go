@@ -176,11 +176,12 @@ func TestStartRuns(t *testing.T) {
 
 	args := filepath.Join(dir, "args")
 	echo := notifytest.Script(t, dir, "echo-args", fmt.Sprintf("for a; do echo \"$a\"; done > %s.tmp && /bin/mv %s.tmp %s\n", args, args, args))
+	n.Headline = `t wants to read <a href="x">/a&b</a>` // notify-send's body is markup
 	Start(&Program{Argv: []string{echo, "--", "title"}, questionArg: true}, n, caller, w.warn)
 	for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(args)
 		if err == nil {
-			if got := string(b); got != "--\ntitle\n"+n.Headline+"\n" {
+			if got := string(b); got != "--\ntitle\n"+`t wants to read &lt;a href="x"&gt;/a&amp;b&lt;/a&gt;`+"\n" {
 				t.Errorf("arguments: %q", got)
 			}
 			break
