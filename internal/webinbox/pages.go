@@ -74,7 +74,10 @@ type ruleOption struct {
 }
 
 // page is e's form for se at the choice stage, or the rule stage of a.
+// Every stage rendered is new content, so it disarms: an allow counts
+// only once the page says this stage is visible.
 func (s *Server) page(se *session, e *inbox.Entry, f *form.Form, a *form.Answer) requestPage {
+	s.disarm(se, ID(e))
 	p := requestPage{ID: ID(e), Digest: e.Digest, CSRF: se.csrf, ArmMillis: s.armDelay().Milliseconds(),
 		Question: f.Headline(), Facts: f.FactsUpTo(-1), AgentWords: f.AgentWords(), Details: f.Details()}
 	if f.HasHidden() {
@@ -110,11 +113,11 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, se *session) {
 		http.Error(w, "this request is not pending: "+why, http.StatusGone)
 		return
 	}
-	s.disarm(se, ID(e))
 	render(w, http.StatusOK, "request.html", s.page(se, e, inbox.Form(e), nil))
 }
 
-// disarm forgets when id was visible: a page served anew arms anew.
+// disarm forgets when id was visible: a stage served anew, or a page
+// hidden, arms anew.
 func (s *Server) disarm(se *session, id string) {
 	s.mu.Lock()
 	delete(se.visible, id)
@@ -127,6 +130,13 @@ func (s *Server) visible(w http.ResponseWriter, _ *http.Request, se *session, e 
 	s.mu.Lock()
 	se.visible[ID(e)] = s.now()
 	s.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// hidden is the page's beacon that it was hidden: what it shows next is
+// not known to have been seen until it says visible again.
+func (s *Server) hidden(w http.ResponseWriter, _ *http.Request, se *session, e *inbox.Entry) {
+	s.disarm(se, ID(e))
 	w.WriteHeader(http.StatusNoContent)
 }
 

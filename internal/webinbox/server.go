@@ -212,6 +212,7 @@ func (s *Server) Handler() http.Handler {
 	m.HandleFunc("GET /events", s.auth(s.events))
 	m.HandleFunc("GET /r/{id}", s.auth(s.request))
 	m.HandleFunc("POST /r/{id}/visible", s.post(s.visible))
+	m.HandleFunc("POST /r/{id}/hidden", s.post(s.hidden))
 	m.HandleFunc("POST /r/{id}/choice", s.post(s.choice))
 	m.HandleFunc("POST /r/{id}/rule", s.post(s.rule))
 	m.HandleFunc("POST /r/{id}/allow/begin", s.post(s.allowBegin))

@@ -518,3 +518,53 @@ func TestPairingLinkOnlyWhenAskedOnceAPasskeyExists(t *testing.T) {
 		t.Errorf("with --pair, no link: %q %v", pair, err)
 	}
 }
+
+// Every stage served disarms (the rule stage is new content), and a page
+// hidden disarms on the server, not only in the browser.
+func TestStagesAndHidingDisarm(t *testing.T) {
+	e := newEnv(t, 500*time.Millisecond)
+	clock := time.Now()
+	e.srv.mu.Lock()
+	e.srv.now = func() time.Time { return clock }
+	e.srv.keys.Credentials = []webauthn.Credential{{ID: []byte("a passkey")}}
+	e.srv.mu.Unlock()
+	req, id := e.publish(request(t, "write-file.json"), "rule")
+	b := e.browser(true)
+	b.get("/r/" + id)
+	b.post("/r/"+id+"/visible", b.fields(id, req))
+	clock = clock.Add(time.Second)
+	if code, body := b.post("/r/"+id+"/choice", b.fields(id, req, "choice", "allow-always")); code != http.StatusOK || !strings.Contains(body, "/rule\"") {
+		t.Fatalf("stage rule: %d %s", code, body)
+	}
+	allow := b.fields(id, req, "choice", "allow-always", "stage", "rule", "q0", "fs.write", "q1", "/home/a/p/", "q2", "all", "q3", "900")
+	armed := func() bool {
+		code, body := b.post("/r/"+id+"/allow/begin", allow)
+		if code != http.StatusOK && !strings.Contains(body, "not yet counted") {
+			t.Fatalf("allow/begin: %d %s", code, body)
+		}
+		return code == http.StatusOK
+	}
+	if armed() {
+		t.Error("an allow counted at stage rule the moment it was served")
+	}
+	b.post("/r/"+id+"/visible", b.fields(id, req))
+	clock = clock.Add(time.Second)
+	if !armed() {
+		t.Fatal("stage rule visible a second: still not armed")
+	}
+	if code, _ := b.post("/r/"+id+"/hidden", b.fields(id, req)); code != http.StatusNoContent {
+		t.Fatalf("hidden: %d", code)
+	}
+	clock = clock.Add(time.Minute)
+	if armed() {
+		t.Error("an allow counted after the page was hidden and not shown again")
+	}
+	// The beacon is a POST like any other: no CSRF token, no effect.
+	b.post("/r/"+id+"/visible", b.fields(id, req))
+	clock = clock.Add(time.Second)
+	noCSRF := b.fields(id, req)
+	noCSRF.Del("csrf")
+	if code, _ := b.post("/r/"+id+"/hidden", noCSRF); code != http.StatusForbidden || !armed() {
+		t.Errorf("a hidden beacon without the CSRF token: %d", code)
+	}
+}

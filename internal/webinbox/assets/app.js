@@ -78,6 +78,10 @@
     const b = ev.submitter;
     if (!b || !b.hasAttribute("data-allow") || (b.name === "choice" && b.value.endsWith("-always"))) return;
     ev.preventDefault();
+    if (b.getAttribute("aria-disabled") === "true") { // askperm refuses it too
+      say(note, "not yet counted: an allow counts only " + arm + " ms after the question was fully visible; read it, then tap again");
+      return;
+    }
     const fields = new URLSearchParams(new FormData(form, b));
     say(note, "");
     try {
@@ -88,7 +92,11 @@
       say(note, e.message);
     }
   });
-  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" ? beacon() : disarm());
+  function hidden() {
+    disarm();
+    navigator.sendBeacon("/r/" + id + "/hidden", new URLSearchParams(new FormData(document.getElementById("visible"))));
+  }
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" ? beacon() : hidden());
   const es = new EventSource("/events?r=" + encodeURIComponent(id));
   es.addEventListener("gone", (ev) => {
     es.close();
