@@ -20,10 +20,12 @@ func newDoctor(s cli.Streams) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check your set-up: terminal, display, dialogs, pane, state directory, rules, the agents' hooks",
+		Short: "Check your set-up: terminal, display, dialogs, pane, state directory, rules, team, notify, reviewers, the agents' hooks",
 		Long: `Check the set-up askperm would run in, changing nothing, one line per check (ok, warn or fail, and what
 to do): the terminal and TERM, the display and the dialog programs, a running askperm pane, the state
-directory and its store (not waited for long when locked), config.toml and rules.toml, the hooks Claude
+directory and its store (not waited for long when locked), config.toml and rules.toml, team mode (the
+askperm-team program it would run and whether it is trusted, the host, the approvers; the server is not
+contacted), [notify] and each [[reviewer]], the hooks Claude
 Code's and Codex's settings files run and whether their askperm binary exists, and what the frontend chain
 would do now, here and for the hooks. Exit 0 when nothing fails, 1 otherwise.`,
 		Example: doctorExample,
@@ -52,6 +54,14 @@ func runDoctor(s cli.Streams, asJSON bool) error {
 		StateDir: set.StateDir, Dialogs: set.Prompt.DialogPaths, Self: self,
 		Here: setup.Chain{Frontends: set.Frontends, Prompt: set.Prompt},
 		Away: setup.Chain{Frontends: away.Frontends, Prompt: away.Prompt},
+		Team: set.Team, Notify: set.Notify,
+	}
+	if err == nil { // Settings hold the reviewers compiled; doctor shows them as written
+		if path := setup.ConfigPath(s.Getenv); path != "" {
+			if cfg, err := settings.Load(path, true); err == nil {
+				d.Reviewers = cfg.Reviewers
+			}
+		}
 	}
 	checks := d.Run(context.Background())
 	ok := true

@@ -19,9 +19,11 @@ import (
 	xterm "golang.org/x/term"
 
 	"github.com/askperm/askperm/decision"
+	"github.com/askperm/askperm/internal/notify"
 	"github.com/askperm/askperm/internal/policy"
 	"github.com/askperm/askperm/internal/settings"
 	"github.com/askperm/askperm/internal/state"
+	"github.com/askperm/askperm/internal/team"
 	"github.com/askperm/askperm/internal/tty"
 	"github.com/askperm/askperm/internal/userfile"
 	"github.com/askperm/askperm/prompt"
@@ -66,6 +68,13 @@ type Doctor struct {
 	// Here is the chain of askperm run in this terminal, Away that of the
 	// hooks, the gate and askperm mcp (--tty auto, resolved).
 	Here, Away Chain
+	// Team, Notify and Reviewers are config.toml's [team], [notify] and
+	// [[reviewer]]; nil when absent or when the config does not load.
+	Team      *team.Config
+	Notify    *notify.Config
+	Reviewers []settings.Reviewer
+	// FindTeam finds askperm-team; nil is team.FindProgram.
+	FindTeam func(configured string) (string, error)
 }
 
 // Defaults are the settings doctor checks with when the user's config or
@@ -81,13 +90,14 @@ func (d Doctor) Run(ctx context.Context) []Check {
 	for _, name := range []string{"yad", "zenity"} {
 		cs = append(cs, d.dialogProgram(name))
 	}
-	cs = append(cs, d.pane(), d.stateDir(), d.store(ctx), d.config(), d.rules())
+	cs = append(cs, d.pane(), d.stateDir(), d.store(ctx), d.config(), d.rules(), d.teamCheck(), d.notifyCheck())
+	cs = append(cs, d.reviewerChecks()...)
 	for _, agent := range Agents {
 		cs = append(cs, d.hooks(agent)...)
 	}
 	return append(cs,
-		frontends("frontends here", d.Here),
-		frontends("frontends of hooks, gate and mcp", d.Away))
+		d.frontends("frontends here", d.Here),
+		d.frontends("frontends of hooks, gate and mcp", d.Away))
 }
 
 func (d Doctor) terminal() Check {
@@ -215,15 +225,21 @@ func (d Doctor) store(ctx context.Context) Check {
 
 func (d Doctor) config() Check {
 	c := Check{Name: "config"}
-	path := settings.Path(d.Getenv)
-	if named := d.Getenv("ASKPERM_CONFIG"); named != "" {
-		path = named
-	}
+	path := ConfigPath(d.Getenv)
 	if path == "" {
 		c.Status, c.Detail = OK, "none (no HOME): defaults"
 		return c
 	}
 	return loaded(c, path, func() error { _, err := settings.Load(path, false); return err })
+}
+
+// ConfigPath is the config file askperm reads without --config:
+// ASKPERM_CONFIG, else the default; "" when there is none (no HOME).
+func ConfigPath(getenv func(string) string) string {
+	if named := getenv("ASKPERM_CONFIG"); named != "" {
+		return named
+	}
+	return settings.Path(getenv)
 }
 
 func (d Doctor) rules() Check {
@@ -311,11 +327,11 @@ func (d Doctor) hook(name, path string, h Found) Check {
 
 // frontends says what the chain would do now: the first frontend that can
 // start, after why each before it cannot.
-func frontends(name string, ch Chain) Check {
+func (d Doctor) frontends(name string, ch Chain) Check {
 	c := Check{Name: name}
 	var skipped []string
 	for _, f := range ch.Frontends {
-		where, err := ready(f, ch.Prompt)
+		where, err := d.ready(f, ch.Prompt)
 		if err == nil {
 			c.Status, c.Detail = OK, string(f)+" would ask "+where
 			if len(skipped) > 0 {
@@ -335,7 +351,7 @@ func frontends(name string, ch Chain) Check {
 
 // ready reports whether frontend f could start now, and where it would
 // ask, by the checks each makes before it asks.
-func ready(f decision.Frontend, o prompt.Options) (string, error) {
+func (d Doctor) ready(f decision.Frontend, o prompt.Options) (string, error) {
 	switch f {
 	case decision.FrontendTUI, decision.FrontendLine:
 		if t := o.Env("TERM"); f == decision.FrontendTUI && (t == "" || t == "dumb") {
@@ -353,6 +369,17 @@ func ready(f decision.Frontend, o prompt.Options) (string, error) {
 		}
 		p, err := dialog.Program(string(f), o.DialogPaths[string(f)])
 		return "in a dialog (" + p + ")", err
+	case decision.FrontendTeam:
+		if d.Team == nil {
+			return "", errors.New("no [team] in config.toml")
+		}
+		if _, err := d.findTeam(d.Team.Program); err != nil {
+			return "", err
+		}
+		if len(d.Team.Approvers) == 0 {
+			return "", team.ErrNoApprovers
+		}
+		return fmt.Sprintf("the team: host %s's question goes to %d trusted approvers (server not contacted)", safe(d.Team.Host), len(d.Team.Approvers)), nil
 	}
 	return "", errors.New("asks no one")
 }

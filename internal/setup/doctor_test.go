@@ -119,17 +119,17 @@ func TestDoctorFrontends(t *testing.T) {
 	env := map[string]string{"TERM": "dumb"}
 	o := prompt.Options{TTY: "/nonexistent/tty", Getenv: func(k string) string { return env[k] }}
 	all := []decision.Frontend{decision.FrontendTUI, decision.FrontendLine, decision.FrontendYad, decision.FrontendZenity}
-	c := frontends("here", Chain{Frontends: all, Prompt: o})
+	c := Doctor{}.frontends("here", Chain{Frontends: all, Prompt: o})
 	if c.Status != Warn || !strings.Contains(c.Detail, "tui: TERM is empty or dumb") || !strings.Contains(c.Detail, "yad: no display") {
 		t.Errorf("nothing can ask: %+v", c)
 	}
-	c = frontends("here", Chain{Frontends: []decision.Frontend{decision.FrontendNone}, Prompt: o})
+	c = Doctor{}.frontends("here", Chain{Frontends: []decision.Frontend{decision.FrontendNone}, Prompt: o})
 	if c.Status != Warn || !strings.Contains(c.Detail, "none: asks no one") {
 		t.Errorf("none: %+v", c)
 	}
 	if _, err := os.Stat("/usr/bin/zenity"); err == nil {
 		env["DISPLAY"] = ":99"
-		if c := frontends("here", Chain{Frontends: all, Prompt: o}); c.Status != OK || !strings.Contains(c.Detail, "would ask in a dialog") {
+		if c := (Doctor{}).frontends("here", Chain{Frontends: all, Prompt: o}); c.Status != OK || !strings.Contains(c.Detail, "would ask in a dialog") {
 			t.Errorf("a display: %+v", c)
 		}
 	}
