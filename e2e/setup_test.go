@@ -192,6 +192,35 @@ func TestDoctorBrokenRules(t *testing.T) {
 	}
 }
 
+// TestDoctorTeamNotify: with [team] and [notify] configured, doctor
+// reports the askperm-team program it would run, the host and the
+// approvers without contacting the server, the team frontend as asking
+// the team, and notify off.
+func TestDoctorTeamNotify(t *testing.T) {
+	env, home := homeEnv(t)
+	writeHomeFile(t, filepath.Join(home, ".config", "askperm", "config.toml"), `frontends = ["team"]
+[team]
+url = "nats://127.0.0.1:1"
+host = "box1"
+approvers = ["UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"]
+[notify]
+command = []
+`)
+	_, checks := doctorJSON(t, env)
+	if c := checks["team"]; !strings.Contains(c["detail"], "askperm-team") || !strings.Contains(c["detail"], "host box1, 1 trusted approvers") || !strings.Contains(c["detail"], "(not contacted)") {
+		t.Errorf("team: %v", c)
+	}
+	if c := checks["frontends here"]; strings.Contains(c["detail"], "asks no one") || !strings.HasPrefix(c["detail"], "team would ask the team") && !strings.Contains(c["detail"], "team: ") {
+		t.Errorf("frontends here: %v; want the team frontend asking the team, or why it cannot", c)
+	}
+	if c := checks["notify"]; c["status"] != "ok" || !strings.HasPrefix(c["detail"], "off") {
+		t.Errorf("notify: %v", c)
+	}
+	if c := checks["reviewers"]; c["detail"] != "none" {
+		t.Errorf("reviewers: %v", c)
+	}
+}
+
 // TestDoctorWithPane: with askperm pane running on a pty, doctor finds it
 // and says the hooks would ask there; doctor run on a terminal of its own
 // says the terminal UI would ask here.
