@@ -63,29 +63,9 @@ func oldLog(t *testing.T, dir string, o logOptions) string {
 		return out.String()
 	}
 	w := tabwriter.NewWriter(&out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TIME\tDECISION\tCAUSE\tBY\tSESSION\tTOOL\tACTION\tVALUES")
+	fmt.Fprintln(w, strings.Join(cli.LogColumns, "\t"))
 	for _, e := range entries {
-		var values []string
-		for _, v := range e.Dimensions {
-			values = append(values, v)
-		}
-		sort.Strings(values)
-		by := string(e.Frontend)
-		if len(e.DecidedBy) > 0 {
-			by += " (" + strings.Join(e.DecidedBy, ", ") + ")"
-		}
-		verdict := e.Decision
-		if e.Persist != "once" {
-			verdict += " " + e.Persist
-		}
-		if e.Stop {
-			verdict += " stop"
-		}
-		if e.NotRemembered != "" {
-			verdict += " (not remembered)"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), verdict, e.Cause, by,
-			cli.Dash(e.SessionID), cli.Dash(e.Tool), e.Action, cli.Dash(strings.Join(values, " ")))
+		fmt.Fprintln(w, strings.Join(cli.LogRow(e), "\t"))
 	}
 	w.Flush()
 	return out.String()
