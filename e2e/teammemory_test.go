@@ -15,9 +15,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
-	"github.com/askperm/askperm/decision"
 	"github.com/askperm/askperm/form"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/teamtest"
 	"github.com/askperm/askperm/internal/team/wire"
 )
 
@@ -135,17 +135,7 @@ func readConfig(t *testing.T, flag string) string {
 // for an always-answer.
 func (mt *memoryTeam) remember(t *testing.T, u teamUser, req string, choice form.Choice) string {
 	t.Helper()
-	r, err := decision.Parse([]byte(req))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := form.New(r, form.Options{})
-	a := f.Defaults()
-	a.Choice = choice
-	d, err := f.Decide(a, decision.FrontendTeam, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := teamtest.Decide(t, teamtest.Parse(t, req), form.Answer{Choice: choice})
 	c := mt.config(u, "approver")
 	nc, err := wire.Connect(context.Background(), c, team.ApproverInbox(u.pub))
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/askperm/askperm/internal/reviewer/reviewertest"
 	"github.com/askperm/askperm/internal/state"
 	"github.com/askperm/askperm/internal/team"
+	"github.com/askperm/askperm/internal/team/teamtest"
 	"github.com/askperm/askperm/internal/team/wire"
 	"github.com/askperm/askperm/internal/testbin"
 	"github.com/askperm/askperm/prompt"
@@ -78,17 +79,7 @@ func natsTeam(t *testing.T, approvers ...string) (team.Config, jetstream.JetStre
 // rememberForTeam writes approver kp's team rule for choice on raw.
 func rememberForTeam(t *testing.T, js jetstream.JetStream, kp nkeys.KeyPair, raw string, choice form.Choice) string {
 	t.Helper()
-	req, err := decision.Parse([]byte(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := form.New(req, form.Options{})
-	a := f.Defaults()
-	a.Choice = choice
-	d, err := f.Decide(a, decision.FrontendTeam, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := teamtest.Decide(t, teamtest.Parse(t, raw), form.Answer{Choice: choice})
 	kv, err := js.KeyValue(context.Background(), team.Names{Prefix: team.DefaultPrefix}.RulesBucket())
 	if err != nil {
 		t.Fatal(err)
