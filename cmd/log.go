@@ -38,23 +38,16 @@ func newLog(s cli.Streams) *cobra.Command {
 			if o.team {
 				return forwardToTeam(s, o.config, teamArgs(c, args))
 			}
-			q, err := o.Query(time.Now())
-			if err != nil {
-				return err
-			}
-			set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.Getenv)
-			if err != nil {
-				return cli.Usage("%v", err)
-			}
-			if set.StateDir == "" {
-				return cli.Usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
-			}
-			q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
-			out := bufio.NewWriterSize(s.Decision, 64<<10)
-			if err := writeLog(out, set.StateDir, q, o.json); err != nil {
-				return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("audit log: %w", err)}
-			}
-			return out.Flush()
+			flags := settings.Flags{StateDir: o.stateDir, Config: o.config}
+			return o.Run(s, flags, time.Now(), func(out io.Writer, set settings.Settings, q state.AuditQuery) error {
+				if set.StateDir == "" {
+					return cli.Usage("no state directory: set XDG_STATE_HOME or HOME, or give --state-dir")
+				}
+				if err := writeLog(out, set.StateDir, q, o.json); err != nil {
+					return &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("audit log: %w", err)}
+				}
+				return nil
+			})
 		},
 	}
 	o.register(c)

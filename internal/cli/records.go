@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +55,26 @@ func (o *LogFilter) Query(now time.Time) (state.AuditQuery, error) {
 			(o.Decision == "" || e.Decision == o.Decision) && (o.Tool == "" || e.Tool == o.Tool)
 	}
 	return q, nil
+}
+
+// Run is what both log commands do around writing the log: it checks
+// the filter at now, resolves the settings of flags, reports each
+// skipped line on s.ErrOut, and buffers write's output to s.Decision.
+func (o *LogFilter) Run(s Streams, flags settings.Flags, now time.Time, write func(out io.Writer, set settings.Settings, q state.AuditQuery) error) error {
+	q, err := o.Query(now)
+	if err != nil {
+		return err
+	}
+	set, err := settings.Resolve(flags, s.Getenv)
+	if err != nil {
+		return Usage("%v", err)
+	}
+	q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
+	out := bufio.NewWriterSize(s.Decision, 64<<10)
+	if err := write(out, set, q); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 var RulesHeading = []string{"ID", "DECISION", "SERVER", "TOOL", "ACTION", "SCOPES", "WORKDIR", "GRANTS", "EXPIRES", "ORIGIN"}

@@ -1,7 +1,6 @@
 package teamcmd
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -38,20 +37,10 @@ func newLog(s cli.Streams) *cobra.Command {
 			if !o.team {
 				return cli.Usage("log: give --team; askperm log is this machine's audit log")
 			}
-			q, err := o.Query(time.Now())
-			if err != nil {
-				return err
-			}
-			set, err := settings.Resolve(settings.Flags{StateDir: o.stateDir, Config: o.config}, s.Getenv)
-			if err != nil {
-				return cli.Usage("%v", err)
-			}
-			q.Skipped = func(err error) { fmt.Fprintf(s.ErrOut, "askperm: audit log: %v\n", err) }
-			out := bufio.NewWriterSize(s.Decision, 64<<10)
-			if err := writeTeamLog(out, s.ErrOut, set, q, o.json); err != nil {
-				return err
-			}
-			return out.Flush()
+			flags := settings.Flags{StateDir: o.stateDir, Config: o.config}
+			return o.Run(s, flags, time.Now(), func(out io.Writer, set settings.Settings, q state.AuditQuery) error {
+				return writeTeamLog(out, s.ErrOut, set, q, o.json)
+			})
 		},
 	}
 	o.register(c)
