@@ -8,12 +8,17 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/askperm/askperm/form"
 )
 
 // ErrNotSetUp is a team whose streams or buckets are missing.
 var ErrNotSetUp = errors.New("the team's streams are not set up: run askperm-team setup once, with the set-up user's credentials")
+
+// waitGrace is how long runTeam reads the command's output after it
+// ended or was killed.
+const waitGrace = 250 * time.Millisecond
 
 // runTeam runs askperm-team's hidden command with in on its stdin and
 // returns its stdout, at most max bytes, within ctx: past it, the
@@ -27,6 +32,9 @@ func runTeam(ctx context.Context, c Config, command string, in []byte, max int64
 	cmd := exec.CommandContext(ctx, program, command)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A descendant that left the group may hold stdout open: the pipes
+	// are closed this long after the command ends or ctx does.
+	cmd.WaitDelay = waitGrace
 	cmd.Stdin = bytes.NewReader(in)
 	var out capped
 	out.max = max

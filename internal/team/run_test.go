@@ -107,3 +107,15 @@ func TestRulesFetchAndAuditPublish(t *testing.T) {
 		t.Errorf("the cache changed: %+v", got)
 	}
 }
+
+// runTeam returns, with an error, when askperm-team has ended but a
+// descendant that left its process group still holds its stdout: it
+// must not wait for that descendant (the hot path's rules fetch).
+func TestRunTeamDescendantHoldsStdout(t *testing.T) {
+	c := fakeTeam(t, `setsid sleep 5 & exit 0`)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if out, err := runTeam(ctx, c, "rules-fetch", nil, 10); err == nil {
+		t.Errorf("a command whose stdout never ended gave %q and no error", out)
+	}
+}
