@@ -27,9 +27,16 @@ func teamMemory(c Config) Source {
 	}
 	m := team.Memory{Config: *c.Team, Dir: c.Memory.Dir, Warn: c.Warn}
 	return func(req *decision.Request) []policy.Opinion {
+		matches, known := m.Matching(req, c.Now())
 		var ops []policy.Opinion
-		for _, x := range m.Matching(req, c.Now()) {
+		for _, x := range matches {
 			ops = append(ops, ruleOpinion(x.Match, SourceTeam, x.Name()))
+		}
+		if !known {
+			// A team deny may be unseen: a question outweighs every
+			// allow (strictest wins), as withoutMemory makes each one.
+			ops = append(ops, policy.Opinion{Verdict: policy.Prompt, By: decision.FrontendMemory, Cause: decision.CauseRule,
+				Source: SourceTeam, Name: "team rules unknown"})
 		}
 		return ops
 	}

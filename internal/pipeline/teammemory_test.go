@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/askperm/askperm/internal/policy"
 	"net"
 	"os"
 	"path/filepath"
@@ -216,6 +217,31 @@ func TestTeamFrontendDecisionsReachTheAuditStream(t *testing.T) {
 		t.Errorf("audit stream %+v", streamed)
 	}
 	if len(w.said) > 0 {
+		t.Errorf("warnings: %q", w.said)
+	}
+}
+
+// A host that cannot know its team's rules (none fetched, the server
+// unreachable) may be missing a team deny of the request: no allow of a
+// rules file stands by itself there, as when local memory cannot be
+// consulted; the question goes to a person, and with nobody, a deny.
+func TestUnknownTeamRulesLetNoAllowStand(t *testing.T) {
+	_, k := approverKey(t)
+	c, _ := natsTeam(t, k)
+	c.URL = "nats://127.0.0.1:1" // nobody listens
+	allow := func(*decision.Request) []policy.Opinion {
+		return []policy.Opinion{{Verdict: policy.Allow, By: decision.FrontendRules, Cause: decision.CauseRule, Source: "rules", Name: "writes"}}
+	}
+	var w warnings
+	p := pipe(Config{Memory: &Memory{Dir: t.TempDir()}, Team: &c, Policy: []Source{allow}, Warn: w.warn}, prompt.None{})
+	d, err := decideRaw(t, context.Background(), p, writeReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Decision != decision.Deny || d.Cause != decision.CauseUnavailable {
+		t.Fatalf("decided %+v, want a deny: nobody to ask", d)
+	}
+	if !slices.ContainsFunc(w.said, func(s string) bool { return strings.Contains(s, "no allow stands by itself") }) {
 		t.Errorf("warnings: %q", w.said)
 	}
 }

@@ -196,13 +196,16 @@ func (rc RulesCache) allows(now time.Time) bool {
 // is refreshed first when it is older than RulesFresh, within
 // RulesFetchBound; a server that cannot be reached leaves the cache
 // deciding, and says so on Warn, its allow rules only for
-// RulesAllowBound after the last fetch. A cache that cannot be read
-// decides nothing, and says so.
-func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
+// RulesAllowBound after the last fetch. When the team's rules cannot be
+// known (a cache that cannot be read, or none fetched and a server that
+// cannot be reached), known is false: a team deny of req may be unseen,
+// so the caller lets no allow stand by itself, as when local memory
+// cannot be consulted.
+func (m Memory) Matching(req *decision.Request, now time.Time) (out []Match, known bool) {
 	rc, err := LoadRules(m.Config, m.Dir)
 	if err != nil {
-		m.Warn(fmt.Sprintf("team rules: %v; no team rule decides", err))
-		return nil
+		m.Warn(fmt.Sprintf("team rules: %v; no allow stands by itself", err))
+		return nil, false
 	}
 	if rc.due(now) {
 		ctx, cancel := context.WithTimeout(context.Background(), RulesFetchBound)
@@ -212,7 +215,7 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 		case err == nil:
 			rc = fresh
 		case rc.Fetched == 0:
-			m.Warn(fmt.Sprintf("team rules: %v; none cached", err))
+			m.Warn(fmt.Sprintf("team rules: %v; none cached, so no allow stands by itself", err))
 		default:
 			m.Warn(fmt.Sprintf("team rules: %v; deciding by those cached at %s", err, rc.FetchedAt().UTC().Format(time.RFC3339)))
 		}
@@ -223,9 +226,12 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 			}
 		}
 	}
-	out := m.match(rc.Rules, req, now)
+	out = m.match(rc.Rules, req, now)
+	if rc.Fetched == 0 {
+		return out, false
+	}
 	if rc.allows(now) {
-		return out
+		return out, true
 	}
 	kept := out[:0]
 	for _, x := range out {
@@ -235,7 +241,7 @@ func (m Memory) Matching(req *decision.Request, now time.Time) []Match {
 		}
 		kept = append(kept, x)
 	}
-	return kept
+	return kept, true
 }
 
 // match is Matching of the rules of entries: the rules cached with

@@ -204,7 +204,7 @@ func TestStaleCacheStopsAllowRules(t *testing.T) {
 		if _, err := SaveRules(c, m.Dir, []RuleEntry{{Key: key, Value: value}}, ruleTime); err != nil {
 			t.Fatal(err)
 		}
-		got := m.Matching(req, ruleTime.Add(age))
+		got, _ := m.Matching(req, ruleTime.Add(age))
 		want := choice == form.DenyAlways || age <= RulesAllowBound
 		if (len(got) == 1) != want {
 			t.Fatalf("%s, cache %s old: %+v, want deciding %v; said %q", choice, age, got, want, w)

@@ -39,7 +39,7 @@ func BenchmarkTeamRulesFresh(b *testing.B) {
 			req := writeRequest(b, "/p/3")
 			b.ResetTimer()
 			for b.Loop() {
-				if got := m.Matching(req, now()); len(got) != 1 {
+				if got, _ := m.Matching(req, now()); len(got) != 1 {
 					b.Fatalf("%d matches", len(got))
 				}
 			}
@@ -57,7 +57,7 @@ func BenchmarkTeamRulesRefresh(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		t = t.Add(team.RulesFresh)
-		if got := m.Matching(req, t); len(got) != 1 {
+		if got, _ := m.Matching(req, t); len(got) != 1 {
 			b.Fatalf("%d matches", len(got))
 		}
 	}

@@ -31,8 +31,12 @@ func (w *said) warn(s string) { *w = append(*w, s) }
 // decides says which rule ids decide req on m at now, and how.
 func decides(m team.Memory, req *decision.Request, now time.Time) []string {
 	var out []string
-	for _, x := range m.Matching(req, now) {
+	matches, known := m.Matching(req, now)
+	for _, x := range matches {
 		out = append(out, x.Decision+" "+x.ID)
+	}
+	if !known {
+		out = append(out, "unknown")
 	}
 	return out
 }
@@ -116,7 +120,7 @@ func TestTeamRuleDecidesOnHostsTrustingItsApprover(t *testing.T) {
 	if len(w) > 0 {
 		t.Errorf("said: %q", w)
 	}
-	if m := a.Matching(later, now); len(m) != 1 || m[0].Approver != team.PublicKey(k) || m[0].Name() != "team rule "+allow+" by "+team.PublicKey(k) {
+	if m, _ := a.Matching(later, now); len(m) != 1 || m[0].Approver != team.PublicKey(k) || m[0].Name() != "team rule "+allow+" by "+team.PublicKey(k) {
 		t.Errorf("match %+v", m)
 	}
 }
@@ -251,7 +255,8 @@ func TestTeamRulesCacheChecked(t *testing.T) {
 	if err := os.Chmod(path, 0o622); err != nil {
 		t.Fatal(err)
 	}
-	if got := decides(m, req, ruleTime); got != nil {
+	// Refused, and the team's denies unknown: no allow stands by itself.
+	if got := decides(m, req, ruleTime); !slices.Equal(got, []string{"unknown"}) {
 		t.Errorf("a world-writable cache decided: %v", got)
 	}
 	if len(w) != 1 || !strings.Contains(w[0], "unsafe permissions") {
@@ -261,7 +266,7 @@ func TestTeamRulesCacheChecked(t *testing.T) {
 	if err := os.Symlink(filepath.Join(t.TempDir(), "x"), path); err != nil {
 		t.Fatal(err)
 	}
-	if got := decides(m, req, ruleTime); got != nil {
+	if got := decides(m, req, ruleTime); !slices.Equal(got, []string{"unknown"}) {
 		t.Errorf("a symlinked cache decided: %v", got)
 	}
 }
