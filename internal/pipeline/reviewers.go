@@ -36,12 +36,10 @@ func (p *Pipeline) review(ctx context.Context, c *call, ops []policy.Opinion) (*
 	switch {
 	case d != nil:
 		return d, all
-	case c.storeFailed:
-		p.c.Warn("the reviewers are not asked without memory: a person is")
-		return nil, nil
-	case personNeeded(all), p.canned(c.req):
-		if p.c.Verbose {
-			p.c.Warn("the reviewers are not asked: a person asked for or a canned answer decides")
+	}
+	if why := p.notReviewed(c.req, all, !c.storeFailed); why != "" {
+		if c.storeFailed || p.c.Verbose {
+			p.c.Warn("the reviewers are not asked: " + why)
 		}
 		return nil, nil
 	}
@@ -81,10 +79,25 @@ func (p *Pipeline) canned(req *decision.Request) bool {
 // could be consulted (memoryOK) and no source asks a person nor a canned
 // answer decides.
 func (p *Pipeline) reviewersOf(req *decision.Request, v policy.Verdict, ops []policy.Opinion, memoryOK bool) []string {
-	if v != policy.Prompt || !memoryOK || personNeeded(ops) || p.canned(req) {
+	if v != policy.Prompt || p.notReviewed(req, ops, memoryOK) != "" {
 		return nil
 	}
 	return p.c.Reviewers.For(req)
+}
+
+// notReviewed says why a question (ops, policy's and memory's opinions)
+// goes to no reviewer, or "" when the reviewers take it: one review and
+// check (reviewersOf) share.
+func (p *Pipeline) notReviewed(req *decision.Request, ops []policy.Opinion, memoryOK bool) string {
+	switch {
+	case !memoryOK:
+		return "memory cannot be consulted, so a person is asked"
+	case personNeeded(ops):
+		return "a source asks a person"
+	case p.canned(req):
+		return "a canned answer decides"
+	}
+	return ""
 }
 
 // reviewedBy names, for the audit log, the reviewer whose opinion in ops

@@ -175,7 +175,7 @@ func TestReviewersAfterMemory(t *testing.T) {
 	if d, _ := decideRaw(t, context.Background(), p, req); d.Frontend != "tui" {
 		t.Errorf("without memory: got %+v", d)
 	}
-	if got := reviewertest.Asked(t, log); got != nil || !strings.Contains(strings.Join(warned, "\n"), "reviewers are not asked without memory") {
+	if got := reviewertest.Asked(t, log); got != nil || !strings.Contains(strings.Join(warned, "\n"), "reviewers are not asked: memory cannot be consulted") {
 		t.Errorf("without memory: reviewers asked %q; warned %q", got, warned)
 	}
 }
